@@ -1,0 +1,1 @@
+"""Subcommands of the ``tablesense`` CLI; see ``tablesense.cli``."""
