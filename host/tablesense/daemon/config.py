@@ -1,0 +1,326 @@
+"""The daemon's TOML configuration: loaded once, validated whole, frozen.
+
+Every error names the file, the dotted key and what is wrong, so that an
+operator at a tournament can fix it without reading code::
+
+    config.toml: tables.3.readers.N.serial: expected a string, got 12
+
+Relative paths (journal directory, outbox, TLS files) are taken relative to
+the directory of the configuration file, not the working directory, so the
+daemon behaves the same however it is started.
+
+>>> cfg = parse_config({"version": 1, "tables": {"3": {"readers": {"N": {"port": "loop://"}}}}},
+...                    source="t.toml")
+>>> cfg.tables["3"].readers["N"].port
+'loop://'
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONFIG_VERSION = 1
+SEATS = ("N", "E", "S", "W")
+FSYNC_POLICIES = ("always", "event", "interval", "never")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; ``str()`` names file, key and problem."""
+
+    def __init__(self, source: str, key: str, problem: str) -> None:
+        super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")
+        self.source = source
+        self.key = key
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class TLSConfig:
+    ca: Path | None = None
+    cert: Path | None = None
+    key: Path | None = None
+    insecure: bool = False
+
+
+@dataclass(frozen=True)
+class BrokerConfig:
+    host: str = "127.0.0.1"
+    port: int = 1883
+    base: str = "tablesense"
+    client_id: str = "tablesense-daemon"
+    username: str | None = None
+    password: str | None = None
+    keepalive: int = 30
+    max_inflight: int = 20
+    transport: str = "tcp"  # or "websockets"
+    tls: TLSConfig | None = None
+
+
+@dataclass(frozen=True)
+class JournalConfig:
+    dir: Path = Path("journal")
+    fsync: str = "event"
+    fsync_interval_ms: int = 200
+
+
+@dataclass(frozen=True)
+class LinkTiming:
+    baudrate: int = 115200
+    heartbeat_timeout_ms: int = 3500
+    backoff_initial_ms: int = 200
+    backoff_max_ms: int = 5000
+    resend_timeout_ms: int = 500
+    usb_vid: int | None = None
+    usb_pid: int | None = None
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """Where one seat's reader is: a USB serial number (found wherever it is
+    plugged in) or a fixed pyserial URL (``/dev/ttyACM0``, ``socket://``...)."""
+
+    seat: str
+    serial: str | None = None
+    port: str | None = None
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    name: str
+    code: str | None = None
+    readers: dict[str, ReaderConfig] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Config:
+    source: str = "<defaults>"
+    version: int = CONFIG_VERSION
+    broker: BrokerConfig = field(default_factory=BrokerConfig)
+    journal: JournalConfig = field(default_factory=JournalConfig)
+    outbox: Path = Path("journal/outbox.sqlite")
+    link: LinkTiming = field(default_factory=LinkTiming)
+    tables: dict[str, TableConfig] = field(default_factory=dict)
+    dashboard_port: int | None = None
+    state_interval_ms: int = 250
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate ``path``; raise :class:`ConfigError` on any problem."""
+    p = Path(path)
+    source = p.name
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError(str(p), "", f"cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(source, "", f"not valid TOML: {exc}") from exc
+    return parse_config(data, source=source, base_dir=p.resolve().parent)
+
+
+def _typename(value: object) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return repr(value)
+    return _typename(value)
+
+
+class _Reader:
+    """Walks one TOML table, remembering the dotted key for error messages."""
+
+    def __init__(self, source: str, key: str, data: Any, base_dir: Path) -> None:
+        self.source = source
+        self.key = key
+        self.base_dir = base_dir
+        if not isinstance(data, dict):
+            self.fail(f"expected a table, got {_typename(data)}")
+        self.data: dict[str, Any] = data
+        self.used: set[str] = set()
+
+    def sub(self, name: str) -> str:
+        return f"{self.key}.{name}" if self.key else name
+
+    def fail(self, problem: str, name: str | None = None) -> None:
+        raise ConfigError(self.source, self.sub(name) if name else self.key, problem)
+
+    def table(self, name: str) -> _Reader:
+        self.used.add(name)
+        return _Reader(self.source, self.sub(name), self.data.get(name, {}), self.base_dir)
+
+    def _get(self, name: str, kind: type | tuple[type, ...], what: str) -> Any:
+        self.used.add(name)
+        if name not in self.data:
+            return None
+        value = self.data[name]
+        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+            self.fail(f"expected {what}, got {_show(value)}", name)
+        if not isinstance(value, kind):
+            self.fail(f"expected {what}, got {_show(value)}", name)
+        return value
+
+    def string(self, name: str, default: str | None = None, *,
+               choices: tuple[str, ...] = ()) -> str | None:
+        value = self._get(name, str, "a string")
+        if value is None:
+            return default
+        if choices and value not in choices:
+            self.fail(f"expected one of {', '.join(choices)}, got {value!r}", name)
+        if not value:
+            self.fail("must not be empty", name)
+        return str(value)
+
+    def integer(self, name: str, default: int | None, lo: int, hi: int) -> int | None:
+        value = self._get(name, int, "an integer")
+        if value is None:
+            return default
+        if not lo <= value <= hi:
+            self.fail(f"expected an integer from {lo} to {hi}, got {value}", name)
+        return int(value)
+
+    def boolean(self, name: str, default: bool) -> bool:
+        value = self._get(name, bool, "true or false")
+        return default if value is None else bool(value)
+
+    def path(self, name: str, default: Path | None) -> Path | None:
+        value = self.string(name)
+        if value is None:
+            return None if default is None else self.base_dir / default
+        return self.base_dir / Path(value).expanduser()
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            self.fail("unknown key", unknown[0])
+
+
+def parse_config(data: dict[str, Any], *, source: str = "<config>",
+                 base_dir: Path | None = None) -> Config:
+    """Validate an already-parsed TOML document (as :func:`tomllib.loads` gives)."""
+    root = _Reader(source, "", data, base_dir or Path.cwd())
+    version = root._get("version", int, "an integer")
+    if version is None:
+        root.fail("missing (this daemon reads version = 1)", "version")
+    if version != CONFIG_VERSION:
+        root.fail(f"unsupported version {version} (this daemon reads version = 1)", "version")
+
+    b = root.table("broker")
+    tls: TLSConfig | None = None
+    if "tls" in b.data:
+        t = b.table("tls")
+        tls = TLSConfig(ca=t.path("ca", None), cert=t.path("cert", None),
+                        key=t.path("key", None), insecure=t.boolean("insecure", False))
+        if (tls.cert is None) != (tls.key is None):
+            t.fail("cert and key must be given together", "key" if tls.key is None else "cert")
+        t.finish()
+    else:
+        b.used.add("tls")
+    base = b.string("base", "tablesense") or "tablesense"
+    if any(c in base for c in "#+") or base.startswith("/") or base.endswith("/"):
+        b.fail(f"not a usable topic prefix: {base!r}", "base")
+    password = b.string("password")
+    password_file = b.path("password_file", None)
+    if password_file is not None:
+        if password is not None:
+            b.fail("give password or password_file, not both", "password_file")
+        try:
+            password = password_file.read_text().strip()
+        except OSError as exc:
+            b.fail(f"cannot read {password_file}: {exc.strerror}", "password_file")
+    broker = BrokerConfig(
+        host=b.string("host", "127.0.0.1") or "127.0.0.1",
+        port=b.integer("port", 1883, 1, 65535) or 1883,
+        base=base,
+        client_id=b.string("client_id", "tablesense-daemon") or "tablesense-daemon",
+        username=b.string("username"),
+        password=password,
+        keepalive=b.integer("keepalive", 30, 5, 3600) or 30,
+        max_inflight=b.integer("max_inflight", 20, 1, 1000) or 20,
+        transport=b.string("transport", "tcp", choices=("tcp", "websockets")) or "tcp",
+        tls=tls,
+    )
+    if password is not None and broker.username is None:
+        b.fail("a password needs a username", "username")
+    b.finish()
+
+    j = root.table("journal")
+    jdir = j.path("dir", Path("journal"))
+    assert jdir is not None
+    journal = JournalConfig(
+        dir=jdir,
+        fsync=j.string("fsync", "event", choices=FSYNC_POLICIES) or "event",
+        fsync_interval_ms=j.integer("fsync_interval_ms", 200, 1, 60_000) or 200,
+    )
+    j.finish()
+
+    o = root.table("outbox")
+    outbox = o.path("path", None) or jdir / "outbox.sqlite"
+    o.finish()
+
+    r = root.table("readers")
+    hb = r.integer("heartbeat_timeout_ms", 3500, 100, 600_000) or 3500
+    b0 = r.integer("backoff_initial_ms", 200, 1, 600_000) or 200
+    b1 = r.integer("backoff_max_ms", 5000, 1, 3_600_000) or 5000
+    if b1 < b0:
+        r.fail(f"must be at least backoff_initial_ms ({b0}), got {b1}", "backoff_max_ms")
+    link = LinkTiming(
+        baudrate=r.integer("baudrate", 115200, 300, 12_000_000) or 115200,
+        heartbeat_timeout_ms=hb, backoff_initial_ms=b0, backoff_max_ms=b1,
+        resend_timeout_ms=r.integer("resend_timeout_ms", 500, 10, 60_000) or 500,
+        usb_vid=r.integer("usb_vid", None, 0, 0xFFFF),
+        usb_pid=r.integer("usb_pid", None, 0, 0xFFFF),
+    )
+    r.finish()
+
+    tables: dict[str, TableConfig] = {}
+    tt = root.table("tables")
+    for name in tt.data:
+        tt.used.add(name)
+        t = tt.table(name)
+        if not name or any(c in name for c in "/#+"):
+            tt.fail("a table name must be non-empty and free of / # +", name)
+        rr = t.table("readers")
+        readers: dict[str, ReaderConfig] = {}
+        for seat in rr.data:
+            rr.used.add(seat)
+            if seat not in SEATS:
+                rr.fail(f"not a seat (expected one of {', '.join(SEATS)})", seat)
+            s = rr.table(seat)
+            serial, port = s.string("serial"), s.string("port")
+            if (serial is None) == (port is None):
+                s.fail("give exactly one of serial (USB serial number) or port (a URL)")
+            s.finish()
+            readers[seat] = ReaderConfig(seat=seat, serial=serial, port=port)
+        rr.finish()
+        tables[name] = TableConfig(name=name, code=t.string("code"), readers=readers)
+        t.finish()
+    tt.finish()
+
+    seen: dict[str, str] = {}
+    for tname, tcfg in tables.items():
+        for seat, rc in tcfg.readers.items():
+            ident = rc.serial or rc.port or ""
+            where = f"tables.{tname}.readers.{seat}"
+            if ident in seen:
+                raise ConfigError(source, where, f"{ident!r} is already used by {seen[ident]}")
+            seen[ident] = where
+
+    d = root.table("dashboard")
+    dashboard_port = d.integer("port", None, 0, 65535)
+    d.finish()
+    state_ms = root.integer("state_interval_ms", 250, 0, 60_000)
+    root.finish()
+    return Config(source=source, version=CONFIG_VERSION, broker=broker, journal=journal,
+                  outbox=outbox, link=link, tables=tables, dashboard_port=dashboard_port,
+                  state_interval_ms=250 if state_ms is None else state_ms)

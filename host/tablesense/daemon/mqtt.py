@@ -1,0 +1,230 @@
+"""The MQTT publisher: the only module that imports paho.
+
+Three kinds of traffic, three policies:
+
+* **Alerts** (``<base>/<table>/alert``, QoS 1, never retained) come only from
+  the :class:`~tablesense.daemon.outbox.Outbox`. A pump thread hands the
+  oldest pending rows to paho, at most ``max_inflight`` unacknowledged at a
+  time (so a long outage does not become a flood on reconnect, and memory
+  stays bounded), and marks a row acknowledged when its PUBACK arrives
+  (``on_publish`` with the message id). paho keeps unacknowledged QoS 1
+  messages across reconnects and sends them again with the DUP flag, so
+  order is kept; after a daemon restart the outbox supplies them again.
+* **Retained state** (bridge, table state, reader health) is "latest value
+  wins": it is kept in memory, published when connected and all of it again
+  on every (re)connect. Nothing is queued for it during an outage.
+* **Command responses** are best effort (QoS 1, not retained, not stored).
+
+The bridge state is retained with a will of ``{"state":"offline"}`` so that
+the dashboard learns of a crashed daemon from the broker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import ssl
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from tablesense.daemon.config import BrokerConfig
+from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.topics import OFFLINE, ONLINE, Topics
+
+log = logging.getLogger("tablesense.mqtt")
+
+CommandHandler = Callable[[str, bytes], None]
+
+
+class Publisher:
+    """Connects to the broker, drains the outbox, keeps retained state current."""
+
+    def __init__(self, cfg: BrokerConfig, outbox: Outbox,
+                 on_command: CommandHandler | None = None) -> None:
+        self.cfg = cfg
+        self.topics = Topics(cfg.base)
+        self.outbox = outbox
+        self.on_command = on_command
+        self.max_inflight = cfg.max_inflight
+        self.inflight_peak = 0
+        self.delivered = 0
+        self.connects = 0
+        self._retained: dict[str, bytes] = {self.topics.bridge_state: ONLINE}
+        self._lock = threading.Lock()
+        self._acks: list[tuple[int, bool]] = []
+        self._inflight: dict[int, int] = {}  # paho mid -> outbox seq
+        self._handed = 0  # highest outbox seq handed to paho
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._stopping = threading.Event()
+        self._connected = threading.Event()
+        self._pump: threading.Thread | None = None
+        self.client = self._make_client()
+
+    # -- setup -------------------------------------------------------------
+    def _make_client(self) -> mqtt.Client:
+        cfg = self.cfg
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=cfg.client_id,
+                             protocol=mqtt.MQTTv5, transport=cfg.transport)  # type: ignore[arg-type]
+        if cfg.username is not None:
+            client.username_pw_set(cfg.username, cfg.password)
+        if cfg.tls is not None:
+            client.tls_set(
+                ca_certs=str(cfg.tls.ca) if cfg.tls.ca else None,
+                certfile=str(cfg.tls.cert) if cfg.tls.cert else None,
+                keyfile=str(cfg.tls.key) if cfg.tls.key else None,
+                cert_reqs=ssl.CERT_NONE if cfg.tls.insecure else ssl.CERT_REQUIRED,
+            )
+            client.tls_insecure_set(cfg.tls.insecure)
+        client.will_set(self.topics.bridge_state, OFFLINE, qos=1, retain=True)
+        # paho's own window is wider than ours: retained state shares it.
+        client.max_inflight_messages_set(self.max_inflight + 64)
+        client.reconnect_delay_set(1, 5)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        return client
+
+    def start(self) -> None:
+        """Connect in the background (retrying while the broker is down)."""
+        self.client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
+        self.client.loop_start()
+        self._pump = threading.Thread(target=self._run_pump, name="outbox-pump", daemon=True)
+        self._pump.start()
+        self._wake.set()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Say offline (retained), then disconnect; pending alerts stay in the outbox."""
+        self._stopping.set()
+        self._wake.set()
+        if self._pump is not None:
+            self._pump.join(timeout)
+        if self._connected.is_set():
+            info = self.client.publish(self.topics.bridge_state, OFFLINE, qos=1, retain=True)
+            with contextlib.suppress(RuntimeError, ValueError):
+                info.wait_for_publish(timeout)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    # -- what the core calls --------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    def kick(self) -> None:
+        """New rows are in the outbox: hand them on."""
+        self._idle.clear()
+        self._wake.set()
+
+    def set_retained(self, topic: str, payload: bytes) -> None:
+        """Record the latest value of a retained topic; publish it if connected."""
+        with self._lock:
+            if self._retained.get(topic) == payload:
+                return
+            self._retained[topic] = payload
+        if self._connected.is_set():
+            self.client.publish(topic, payload, qos=1, retain=True)
+
+    def send(self, topic: str, payload: bytes) -> None:
+        """Best-effort QoS 1 message (command responses); dropped while offline."""
+        if self._connected.is_set():
+            self.client.publish(topic, payload, qos=1, retain=False)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until every alert in the outbox is acknowledged (tests, shutdown)."""
+        self.kick()
+        return self._idle.wait(timeout)
+
+    def inflight(self) -> int:
+        with self._lock:
+            return len(self._inflight)
+
+    # -- paho callbacks (network thread) ---------------------------------------
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: mqtt.ConnectFlags,
+                    reason: ReasonCode, props: Properties | None) -> None:
+        if reason.is_failure:
+            log.warning("event=broker-refused reason=%r", str(reason))
+            return
+        self.connects += 1
+        self._connected.set()
+        log.info("event=broker-connected host=%s port=%d connects=%d",
+                 self.cfg.host, self.cfg.port, self.connects)
+        with self._lock:
+            retained = dict(self._retained)
+        for topic, payload in retained.items():
+            client.publish(topic, payload, qos=1, retain=True)
+        client.subscribe(self.topics.all_cmds, qos=1)
+        self._wake.set()
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: mqtt.DisconnectFlags,
+                       reason: ReasonCode, props: Properties | None) -> None:
+        if self._connected.is_set():
+            log.warning("event=broker-lost reason=%r", str(reason))
+        self._connected.clear()
+
+    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int,
+                    reason: ReasonCode, props: Properties) -> None:
+        # Called with paho's message lock held: only record, the pump does the rest.
+        with self._lock:
+            self._acks.append((mid, reason.is_failure))
+        self._wake.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        table = self.topics.table_of_cmd(msg.topic)
+        if table is None or self.on_command is None:
+            return
+        try:
+            self.on_command(table, bytes(msg.payload))
+        except Exception:  # a bad handler must not kill paho's thread
+            log.exception("event=command-handler-failed table=%s", table)
+
+    # -- the pump ------------------------------------------------------------
+    def _run_pump(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait(0.5)
+            self._wake.clear()
+            try:
+                self._drain_acks()
+                self._hand_on()
+            except Exception:  # e.g. sqlite busy; try again on the next wake
+                log.exception("event=outbox-pump-error")
+
+    def _drain_acks(self) -> None:
+        with self._lock:
+            acks, self._acks = self._acks, []
+            done = [(self._inflight.pop(mid), failed) for mid, failed in acks
+                    if mid in self._inflight]
+        for seq, failed in done:
+            if failed:
+                log.error("event=alert-refused-by-broker seq=%d", seq)
+            self.outbox.ack(seq, "refused" if failed else "acked")
+            self.delivered += 1
+
+    def _hand_on(self) -> None:
+        while True:
+            with self._lock:
+                room = self.max_inflight - len(self._inflight)
+            if room <= 0:
+                return
+            batch = self.outbox.pending(after=self._handed, limit=room)
+            if not batch:
+                with self._lock:
+                    if not self._inflight:
+                        self._idle.set()
+                return
+            for m in batch:
+                info = self.client.publish(m.topic, m.payload, qos=m.qos, retain=False)
+                if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
+                    log.warning("event=publish-failed rc=%s seq=%d", info.rc, m.seq)
+                    return
+                with self._lock:
+                    self._inflight[info.mid] = m.seq
+                    self.inflight_peak = max(self.inflight_peak, len(self._inflight))
+                self._handed = m.seq

@@ -1,0 +1,219 @@
+"""Shared fixtures: a real mosquitto broker on a free loopback port.
+
+``mosquitto()`` (the fixture is a factory) writes a config into tmp_path,
+starts the broker, waits until it accepts TCP connections and stops it at the
+end of the test. ``broker.stop()`` / ``broker.start()`` restart it on the same
+port, for outage tests; with ``persistence=True`` the broker keeps persistent
+sessions (and their queued QoS 1 messages) across that restart.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+
+def find_mosquitto() -> str | None:
+    found = shutil.which("mosquitto")
+    if found:
+        return found
+    return "/usr/sbin/mosquitto" if os.access("/usr/sbin/mosquitto", os.X_OK) else None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            time.sleep(0.02)
+    return False
+
+
+@dataclass
+class Broker:
+    """One mosquitto process and its config; restartable on the same ports."""
+
+    dir: Path
+    port: int
+    ws_port: int | None = None
+    users: dict[str, str] = field(default_factory=dict)
+    acl: str | None = None
+    persistence: bool = False
+    proc: subprocess.Popen[bytes] | None = None
+
+    def write_config(self) -> Path:
+        exe = find_mosquitto()
+        assert exe
+        lines = [
+            f"listener {self.port} 127.0.0.1",
+            "protocol mqtt",
+        ]
+        if self.ws_port is not None:
+            lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets"]
+        lines.append("per_listener_settings false")
+        if self.users:
+            pw = self.dir / "passwd"
+            pw.write_text("")
+            pw.chmod(0o600)
+            passwd = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+            for user, password in self.users.items():
+                subprocess.run([passwd, "-b", str(pw), user, password], check=True,
+                               capture_output=True, timeout=10)
+            lines += ["allow_anonymous false", f"password_file {pw}"]
+        else:
+            lines.append("allow_anonymous true")
+        if self.acl is not None:
+            acl = self.dir / "acl"
+            acl.write_text(self.acl)
+            acl.chmod(0o600)
+            lines.append(f"acl_file {acl}")
+        if self.persistence:
+            lines += ["persistence true", f"persistence_location {self.dir}/",
+                      "autosave_interval 1"]
+        lines += [f"log_dest file {self.dir / 'mosquitto.log'}", "log_type all"]
+        conf = self.dir / "mosquitto.conf"
+        conf.write_text("\n".join(lines) + "\n")
+        return conf
+
+    def start(self) -> None:
+        exe = find_mosquitto()
+        assert exe
+        conf = self.write_config()
+        self.proc = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        if not wait_port(self.port):
+            self.stop()
+            raise RuntimeError(f"mosquitto did not start: {self.log()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        if self.proc.stderr:
+            self.proc.stderr.close()
+        self.proc = None
+
+    def log(self) -> str:
+        p = self.dir / "mosquitto.log"
+        return p.read_text(errors="replace") if p.exists() else ""
+
+
+BrokerFactory = Callable[..., Broker]
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[BrokerFactory]:
+    """Factory: ``mosquitto(users={...}, acl="...", websockets=True, persistence=True)``."""
+    if find_mosquitto() is None:
+        pytest.skip("mosquitto is not installed (run scripts/services)")
+    started: list[Broker] = []
+
+    def make(*, users: dict[str, str] | None = None, acl: str | None = None,
+             websockets: bool = False, persistence: bool = False) -> Broker:
+        d = tmp_path / f"broker{len(started)}"
+        d.mkdir()
+        b = Broker(dir=d, port=free_port(), ws_port=free_port() if websockets else None,
+                   users=users or {}, acl=acl, persistence=persistence)
+        started.append(b)
+        b.start()
+        return b
+
+    yield make
+    for b in started:
+        b.stop()
+
+
+class Watcher:
+    """A paho subscriber that records (topic, payload, qos, retain) as it arrives."""
+
+    def __init__(self, port: int, topics: list[str], *, client_id: str = "",
+                 persistent: bool = False, username: str | None = None,
+                 password: str | None = None) -> None:
+        import threading
+
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        self.messages: list[tuple[str, bytes, int, bool]] = []
+        self._cond = threading.Condition()
+        self.subscribed = threading.Event()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
+                                  clean_session=not persistent, protocol=mqtt.MQTTv311)
+        if username:
+            self.client.username_pw_set(username, password)
+        self.client.reconnect_delay_set(1, 1)
+
+        def on_connect(c, u, f, rc, p):  # type: ignore[no-untyped-def]
+            for t in topics:
+                c.subscribe(t, qos=1)
+
+        def on_subscribe(c, u, mid, rcs, p):  # type: ignore[no-untyped-def]
+            self.subscribed.set()
+
+        def on_message(c, u, msg):  # type: ignore[no-untyped-def]
+            with self._cond:
+                self.messages.append((msg.topic, bytes(msg.payload), msg.qos, bool(msg.retain)))
+                self._cond.notify_all()
+
+        self.client.on_connect = on_connect
+        self.client.on_subscribe = on_subscribe
+        self.client.on_message = on_message
+        self.client.connect_async("127.0.0.1", port, keepalive=10)
+        self.client.loop_start()
+        assert self.subscribed.wait(5), "watcher did not subscribe"
+
+    def wait_for(self, pred: Callable[[list[tuple[str, bytes, int, bool]]], bool],
+                 timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not pred(self.messages):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(min(left, 0.1))
+            return True
+
+    def on(self, topic: str) -> list[bytes]:
+        with self._cond:
+            return [p for t, p, _, _ in self.messages if t == topic]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.fixture
+def watchers() -> Iterator[Callable[..., Watcher]]:
+    made: list[Watcher] = []
+
+    def make(port: int, topics: list[str], **kw: object) -> Watcher:
+        w = Watcher(port, topics, **kw)  # type: ignore[arg-type]
+        made.append(w)
+        return w
+
+    yield make
+    for w in made:
+        w.close()
