@@ -1,0 +1,68 @@
+"""Rulings: what the host decides, as domain.md's alert JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITIES = ("info", "penalty", "director")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A ruling as a law code makes it; the engine adds id, table, board, phase, time."""
+
+    kind: str
+    citation: str
+    text: str
+    severity: str = "penalty"
+    offender: str | None = None
+    cards: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    until: str | None = None
+    supersedes: tuple[str, ...] = ()
+    role: str | None = None
+    role_given: bool = field(default=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Ruling:
+    id: str
+    table: str
+    board: int
+    code: str
+    phase: str
+    kind: str
+    citation: str
+    severity: str
+    text: str
+    t: int
+    offender: str | None = None
+    role: str | None = None
+    cards: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    until: str | None = None
+    supersedes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The alert object, keys in the contract's order; absent fields left out."""
+        out: dict[str, Any] = {
+            "v": 1, "id": self.id, "table": self.table, "board": self.board,
+            "code": self.code, "phase": self.phase,
+        }
+        if self.offender is not None:
+            out["offender"] = self.offender
+        if self.role is not None:
+            out["role"] = self.role
+        out["cards"] = list(self.cards)
+        out["kind"] = self.kind
+        out["options"] = list(self.options)
+        if self.until is not None:
+            out["until"] = self.until
+        if self.supersedes:
+            out["supersedes"] = list(self.supersedes)
+        out["citation"] = self.citation
+        out["severity"] = self.severity
+        out["text"] = self.text
+        out["t"] = self.t
+        return out
