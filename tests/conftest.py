@@ -9,6 +9,7 @@ sessions (and their queued QoS 1 messages) across that restart.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -217,3 +218,144 @@ def watchers() -> Iterator[Callable[..., Watcher]]:
     yield make
     for w in made:
         w.close()
+
+
+class PtyReader:
+    """A simulated reader behind a real pty: frames made by ``tablesense.codec``.
+
+    ``path`` is what the host opens. It keeps every frame it sent (for
+    RESEND), numbers them like firmware does (one seq per frame, wrapping),
+    and decodes what the host writes back into ``received``.
+    """
+
+    def __init__(self, reader: int = 0, seq: int = 0, serial: str = "TS0001") -> None:
+        import threading
+        import tty
+
+        from tablesense import codec
+
+        self.codec = codec
+        self.reader = reader
+        self.serial = serial
+        self.seq = seq
+        self.sent: dict[int, bytes] = {}
+        self.received: list[object] = []
+        self.auto_resend = True
+        self.lock = threading.Lock()
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self._decoder = codec.Decoder()
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+        self._rx = threading.Thread(target=self._read_loop, daemon=True)
+        self._rx.start()
+
+    def frame(self, mtype: int, fields: dict[str, object]) -> bytes:
+        with self.lock:
+            data = self.codec.encode(mtype, fields, reader=self.reader, seq=self.seq)
+            self.sent[self.seq] = data
+            self.seq = (self.seq + 1) & 0xFFFF
+            return data
+
+    def write(self, data: bytes) -> None:
+        with self.lock:
+            if self.master >= 0:
+                os.write(self.master, data)
+
+    def send(self, mtype: int, fields: dict[str, object]) -> int:
+        data = self.frame(mtype, fields)
+        self.write(data)
+        return self.seq - 1 & 0xFFFF
+
+    def hello(self) -> int:
+        return self.send(self.codec.HELLO, {"kind": "rfid", "firmware": "1.0.0",
+                                            "serial": self.serial, "capabilities": ["face"]})
+
+    def beat(self) -> int:
+        return self.send(self.codec.HEARTBEAT, {"uptime": 1, "reads": 0, "errors": 0,
+                                                "dropped": 0})
+
+    def observe(self, card: str, zone: str = "trick", seat: str = "N", t: int = 0) -> int:
+        return self.send(self.codec.OBSERVE, {"seat": seat, "card": card, "zone": zone,
+                                              "face": "up", "level": "at", "t": t})
+
+    def start_heartbeats(self, interval: float = 0.1) -> None:
+        import threading
+
+        self._stop.clear()
+
+        def loop() -> None:
+            while not self._stop.wait(interval):
+                try:
+                    self.beat()
+                except OSError:
+                    return
+
+        self._beat = threading.Thread(target=loop, daemon=True)
+        self._beat.start()
+
+    def stop_heartbeats(self) -> None:
+        self._stop.set()
+        if self._beat is not None:
+            self._beat.join(2)
+
+    def host_frames(self, mtype: int) -> list[object]:
+        with self.lock:
+            return [f for f in self.received if getattr(f, "mtype", None) == mtype]
+
+    def _read_loop(self) -> None:
+        import select
+
+        while True:
+            fd = self.master
+            if fd < 0:
+                return
+            try:
+                r, _, _ = select.select([fd], [], [], 0.05)
+                if not r:
+                    continue
+                data = os.read(fd, 4096)
+            except OSError:
+                if self.master < 0:
+                    return
+                time.sleep(0.02)  # nobody has the slave open right now
+                continue
+            for f in self._decoder.feed(data):
+                if not isinstance(f, self.codec.Frame):
+                    continue
+                with self.lock:
+                    self.received.append(f)
+                if f.mtype == self.codec.RESEND and self.auto_resend:
+                    start = f.fields["from_seq"]
+                    with self.lock:
+                        seqs = [s for s in sorted(self.sent, key=lambda s: (s - start) & 0xFFFF)
+                                if (s - start) & 0xFFFF < 0x8000]
+                        for s in seqs:
+                            os.write(self.master, self.sent[s])
+
+    def close(self) -> None:
+        """Unplug: both ends of the pty go away."""
+        self.stop_heartbeats()
+        with self.lock:
+            fds, self.master = (self.master, self.slave), -1
+            self.slave = -1
+        for fd in fds:
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._rx.join(2)
+
+
+@pytest.fixture
+def pty_readers() -> Iterator[Callable[..., PtyReader]]:
+    made: list[PtyReader] = []
+
+    def make(**kw: object) -> PtyReader:
+        r = PtyReader(**kw)  # type: ignore[arg-type]
+        made.append(r)
+        return r
+
+    yield make
+    for r in made:
+        r.close()

@@ -1,0 +1,281 @@
+"""One reader link: owns one port, in its own thread; never gives up on a reader.
+
+The link opens its port (``tablesense.ports.open_port``, so any pyserial URL),
+decodes frames, answers the reader's ``HELLO`` with ``CONFIG`` (its seat
+from the daemon's config), acknowledges heartbeats with ``ACK``, puts frames
+back in sequence order (asking for ``RESEND`` on a gap, see
+:mod:`.sequence`) and hands OBSERVE/CALL/FAULT frames to the daemon core
+through one shared queue.
+
+Liveness: a reader is ``online`` from its first valid frame until no valid
+frame has come for ``heartbeat_timeout_ms`` (readers beat at 1 Hz; the
+default 3.5 s is three missed beats). Then it is ``offline``: the core raises a
+``reader-offline`` alert, and the link closes the port and reopens it with
+capped exponential backoff, for as long as the daemon runs. A vanished port,
+a pty closed mid-frame or any read error is the same case: never an exit.
+
+Each link is one thread, so a reader that floods garbage only burns its own
+thread's time; the core sees decoded frames, never bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tablesense import codec
+from tablesense.daemon.sequence import Sequencer
+from tablesense.ports import Port, PortError, open_port, read_some
+
+log = logging.getLogger("tablesense.link")
+
+Kind = Literal["frame", "online", "offline", "health"]
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    baudrate: int = 115200
+    heartbeat_timeout_ms: int = 3500
+    backoff_initial_ms: int = 200
+    backoff_max_ms: int = 5000
+    resend_timeout_ms: int = 500
+    scan_ms: int = 20
+    debounce_ms: int = 0
+    health_interval_ms: int = 1000
+
+
+@dataclass(frozen=True)
+class LinkMessage:
+    """What a link tells the core. ``t`` is host time (ms) of receipt."""
+
+    table: str
+    seat: str
+    kind: Kind
+    t: int
+    frame: codec.Frame | None = None
+    health: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+
+class ReaderLink:
+    """The thread that keeps one seat's reader connected.
+
+    ``resolve`` returns the port URL to open now (for a reader found by USB
+    serial number the URL changes when it is replugged) or None when it is not
+    plugged in. ``reset`` (optional) is tried when a reader that was found
+    stops answering (a USB reset, best effort).
+    """
+
+    def __init__(self, table: str, seat: str, resolve: Callable[[], str | None],
+                 out: queue.Queue[LinkMessage], settings: LinkSettings | None = None,
+                 reset: Callable[[], bool] | None = None) -> None:
+        self.table = table
+        self.seat = seat
+        self.resolve = resolve
+        self.out = out
+        self.s = settings or LinkSettings()
+        self.reset_device = reset
+        self.state: Literal["starting", "online", "offline"] = "starting"
+        self.url: str | None = None
+        self.identity: dict[str, Any] = {}
+        self.counters: dict[str, int] = {
+            "frames": 0, "bad_crc": 0, "resyncs": 0, "bytes": 0, "errors": 0, "opens": 0,
+            "open_failures": 0, "timeouts": 0,
+        }
+        self.seq = Sequencer(self.s.resend_timeout_ms)
+        self._tx_seq = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._since = now_ms()
+        self._last_health = 0
+        self._health_sent: dict[str, int] = {}
+
+    # -- lifecycle -------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"link-{self.table}-{self.seat}",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def health(self) -> dict[str, Any]:
+        """The retained ``<base>/<table>/readers/<seat>`` payload."""
+        return {"state": self.state if self.state != "starting" else "offline",
+                "table": self.table, "seat": self.seat, "port": self.url,
+                "since": self._since, **self.identity, "counters": self.all_counters()}
+
+    def all_counters(self) -> dict[str, int]:
+        """frames, bad_crc, resyncs, gaps, resends, duplicates, lost, bytes, ..."""
+        return {**self.counters, **self.seq.counters}
+
+    # -- the thread ----------------------------------------------------------------
+    def _run(self) -> None:
+        backoff = self.s.backoff_initial_ms
+        first_try = now_ms()
+        while not self._stop.is_set():
+            try:
+                worked = self._session()
+            except Exception:  # a bug here must not end the link for the day
+                log.exception("event=link-error table=%s seat=%s", self.table, self.seat)
+                worked = False
+            if worked:
+                backoff = self.s.backoff_initial_ms
+            elif self.state == "starting" and now_ms() - first_try >= self.s.heartbeat_timeout_ms:
+                self._go_offline("never-answered")
+            self._stop.wait(backoff / 1000)
+            if not worked:
+                backoff = min(backoff * 2, self.s.backoff_max_ms)
+
+    def _session(self) -> bool:
+        """Open, serve until the port fails or the reader falls silent; True if it spoke."""
+        url = self.resolve()
+        if url is None:
+            self.counters["open_failures"] += 1
+            self._emit_health()
+            return False
+        self.url = url
+        try:
+            port = open_port(url, baudrate=self.s.baudrate, timeout=0.05)
+        except (PortError, OSError) as exc:
+            self.counters["open_failures"] += 1
+            log.debug("event=open-failed table=%s seat=%s url=%s error=%r",
+                      self.table, self.seat, url, str(exc))
+            self._emit_health()
+            return False
+        self.counters["opens"] += 1
+        log.info("event=port-open table=%s seat=%s url=%s", self.table, self.seat, url)
+        try:
+            return self._serve(port)
+        finally:
+            with contextlib.suppress(Exception):
+                port.close()
+
+    def _serve(self, port: Port) -> bool:
+        decoder = codec.Decoder()
+        # The sequence count survives a reopen: frames lost while the port was
+        # gone show up as a gap and are asked for again. Only a HELLO resets it.
+        spoke = False
+        opened = last_valid = now_ms()
+        while not self._stop.is_set():
+            try:
+                data = read_some(port)
+            except (PortError, OSError) as exc:
+                self.counters["errors"] += 1
+                log.warning("event=port-lost table=%s seat=%s url=%s error=%r",
+                            self.table, self.seat, self.url, str(exc))
+                if spoke:
+                    self._go_offline("port-lost")
+                return spoke
+            t = now_ms()
+            if data:
+                self.counters["bytes"] += len(data)
+                for item in decoder.feed(data):
+                    if isinstance(item, codec.RemoteProtocolError):
+                        self._count_error(item)
+                        continue
+                    last_valid = t
+                    spoke = True
+                    self._on_frame(port, item, t)
+                    if self.state != "online":
+                        self._go_online(t)
+            for f in self.seq.tick(t):
+                self._deliver(port, f, t)
+            self._send_resend(port)
+            if t - last_valid > self.s.heartbeat_timeout_ms:
+                self.counters["timeouts"] += 1
+                if spoke or self.state == "online":
+                    self._go_offline("heartbeat-timeout")
+                    if self.reset_device is not None and self.reset_device():
+                        log.info("event=usb-reset table=%s seat=%s", self.table, self.seat)
+                    return True
+                if t - opened > self.s.heartbeat_timeout_ms:
+                    return False
+            self._emit_health(t)
+        return spoke
+
+    # -- frames ------------------------------------------------------------------
+    def _count_error(self, err: codec.RemoteProtocolError) -> None:
+        if err.kind == "bad_crc":
+            self.counters["bad_crc"] += 1
+        elif err.kind == "garbage_bytes":
+            self.counters["resyncs"] += 1
+        else:
+            self.counters["errors"] += 1
+        log.debug("event=bad-frame table=%s seat=%s kind=%s", self.table, self.seat, err.kind)
+
+    def _on_frame(self, port: Port, frame: codec.Frame, t: int) -> None:
+        self.counters["frames"] += 1
+        if frame.mtype == codec.HELLO:
+            self.identity = {k: frame.fields.get(k) for k in ("kind", "firmware", "serial")}
+            self._send(port, codec.CONFIG, {"seat": self.seat, "scan_ms": self.s.scan_ms,
+                                            "debounce_ms": self.s.debounce_ms})
+            log.info("event=hello table=%s seat=%s serial=%s firmware=%s", self.table,
+                     self.seat, self.identity.get("serial"), self.identity.get("firmware"))
+        for f in self.seq.accept(frame, t):
+            self._deliver(port, f, t)
+
+    def _deliver(self, port: Port, frame: codec.Frame, t: int) -> None:
+        if frame.mtype == codec.HEARTBEAT:
+            self._send(port, codec.ACK, {"ack_seq": frame.seq})
+        elif frame.mtype in (codec.OBSERVE, codec.CALL, codec.FAULT):
+            self.out.put(LinkMessage(self.table, self.seat, "frame", t, frame=frame))
+
+    def _send_resend(self, port: Port) -> None:
+        from_seq = self.seq.take_resend()
+        if from_seq is not None:
+            self._send(port, codec.RESEND, {"from_seq": from_seq})
+
+    def _send(self, port: Port, mtype: int, fields: dict[str, Any]) -> None:
+        frame = codec.encode(mtype, fields, reader="NESW".index(self.seat), seq=self._tx_seq)
+        self._tx_seq = codec.seq_next(self._tx_seq)
+        try:
+            port.write(frame)
+        except Exception as exc:  # the read side notices a dead port next
+            log.debug("event=write-failed table=%s seat=%s error=%r",
+                      self.table, self.seat, str(exc))
+
+    # -- state -------------------------------------------------------------------
+    def _go_online(self, t: int) -> None:
+        self.state = "online"
+        self._since = t
+        log.info("event=reader-online table=%s seat=%s url=%s", self.table, self.seat, self.url)
+        self.out.put(LinkMessage(self.table, self.seat, "online", t, health=self.health()))
+        self._mark_health_sent(t)
+
+    def _go_offline(self, reason: str) -> None:
+        if self.state == "offline":
+            return
+        t = now_ms()
+        self.state = "offline"
+        self._since = t
+        log.warning("event=reader-offline table=%s seat=%s reason=%s",
+                    self.table, self.seat, reason)
+        self.out.put(LinkMessage(self.table, self.seat, "offline", t, health=self.health(),
+                                 reason=reason))
+        self._mark_health_sent(t)
+
+    def _mark_health_sent(self, t: int) -> None:
+        self._last_health = t
+        self._health_sent = self.all_counters()
+
+    def _emit_health(self, t: int | None = None) -> None:
+        t = now_ms() if t is None else t
+        if t - self._last_health < self.s.health_interval_ms:
+            return
+        if self._health_sent == self.all_counters():
+            return
+        self.out.put(LinkMessage(self.table, self.seat, "health", t, health=self.health()))
+        self._mark_health_sent(t)
