@@ -714,7 +714,7 @@ class Decoder:
             return
         if count > len(buf):
             first_kind = "oversize"
-            first_msg = f"{count} bytes without a 0x00: over the maximum frame"
+            first_msg = f"{count} bytes between delimiters: over the maximum frame"
         self.counters[first_kind] += 1
         self.counters["garbage_bytes"] += count
         out.append(RemoteProtocolError(first_kind, first_msg, start))
