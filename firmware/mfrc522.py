@@ -1,0 +1,315 @@
+"""MFRC522 RFID front end: ISO 14443A inventory of NTAG213 tags (7-byte UIDs).
+
+The driver is handed its SPI bus and chip-select pin; it never creates them.
+Logic (framing, anticollision, select, halt, NTAG READ) lives in ``MFRC522``;
+register access goes through ``_rd``/``_wr``/``_rd_fifo``/``_wr_fifo``, which
+``MFRC522SPI`` implements for the 4-wire SPI interface.
+
+A scan of one antenna is ``inventory()``: WUPA for the first round (it wakes
+tags that were halted, so a card that never leaves the antenna is still seen),
+REQA for the next ones (halted tags stay quiet), each tag found is selected
+through cascade levels 1 and 2, optionally read (NTAG READ, 16 bytes from a
+page), and halted (HLTA) so that the next round finds the next tag. CRC_A is
+computed in software: the same code checks frames on the PC and on the board.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython tests
+    const = lambda x: x  # noqa: E731
+
+# registers (MFRC522 datasheet section 9)
+_COMMAND = const(0x01)
+_COMIRQ = const(0x04)
+_ERROR = const(0x06)
+_FIFODATA = const(0x09)
+_FIFOLEVEL = const(0x0A)
+_CONTROL = const(0x0C)
+_BITFRAMING = const(0x0D)
+_COLL = const(0x0E)
+_MODE = const(0x11)
+_TXCONTROL = const(0x14)
+_TXASK = const(0x15)
+_TMODE = const(0x2A)
+_TPRESCALER = const(0x2B)
+_TRELOADH = const(0x2C)
+_TRELOADL = const(0x2D)
+_VERSION = const(0x37)
+# commands
+_IDLE = const(0x00)
+_TRANSCEIVE = const(0x0C)
+_SOFTRESET = const(0x0F)
+# ISO 14443A / NTAG commands
+REQA = const(0x26)
+WUPA = const(0x52)
+SEL_CL1 = const(0x93)
+SEL_CL2 = const(0x95)
+HLTA = const(0x50)
+NTAG_READ = const(0x30)
+CASCADE_TAG = const(0x88)
+# transceive outcomes
+OK = const(0)
+NOTAG = const(1)
+ERR = const(2)
+COLL = const(3)
+
+KNOWN_VERSIONS = (0x88, 0x91, 0x92, 0xB2)
+_POLLS = const(200)  # register polls before the chip counts as not answering
+
+
+class MFRC522Error(Exception):
+    """The chip does not answer as an MFRC522 (wiring, power, dead module)."""
+
+
+def crc_a(data, n=-1):
+    """ISO/IEC 14443-3 CRC_A of ``data[:n]`` as two bytes, low byte first.
+
+    >>> bytes(crc_a(b"\\x50\\x00"))
+    b'W\\xcd'
+    """
+    crc = 0x6363
+    if n < 0:
+        n = len(data)
+    for i in range(n):
+        b = (data[i] ^ crc) & 0xFF
+        b = (b ^ (b << 4)) & 0xFF
+        crc = (crc >> 8) ^ (b << 8) ^ (b << 3) ^ (b >> 4)
+    return bytes((crc & 0xFF, crc >> 8))
+
+
+class MFRC522:
+    """Chip logic; subclasses provide register transport."""
+
+    def __init__(self, timeout_ms=2):
+        self.timeout_ms = timeout_ms
+        self.errors = 0  # frames lost to CRC/protocol/BCC errors since boot
+
+    # transport, provided by a subclass
+    def _rd(self, reg):
+        raise NotImplementedError
+
+    def _wr(self, reg, val):
+        raise NotImplementedError
+
+    def _rd_fifo(self, n):
+        raise NotImplementedError
+
+    def _wr_fifo(self, data):
+        raise NotImplementedError
+
+    # setup
+    def version(self):
+        return self._rd(_VERSION)
+
+    def init(self):
+        """Soft reset and configure; raises MFRC522Error when the chip is absent."""
+        self._wr(_COMMAND, _SOFTRESET)
+        for _ in range(_POLLS):
+            if not self._rd(_COMMAND) & 0x10:  # PowerDown bit clears after reset
+                break
+        v = self.version()
+        if v not in KNOWN_VERSIONS:
+            raise MFRC522Error(f"version register {v:#04x}")
+        # timer: 13.56 MHz / (2*169+1) = 40 kHz, 25 us a tick; TAuto starts it on send
+        ticks = self.timeout_ms * 40
+        self._wr(_TMODE, 0x80)
+        self._wr(_TPRESCALER, 0xA9)
+        self._wr(_TRELOADH, ticks >> 8)
+        self._wr(_TRELOADL, ticks & 0xFF)
+        self._wr(_TXASK, 0x40)  # 100 % ASK
+        self._wr(_MODE, 0x3D)  # CRC preset 0x6363 (unused: CRC in software)
+        self.field(False)
+        return v
+
+    def field(self, on):
+        """Antenna drivers TX1/TX2 on or off. Off unpowers every tag (back to IDLE)."""
+        v = self._rd(_TXCONTROL)
+        self._wr(_TXCONTROL, (v | 0x03) if on else (v & 0xFC))
+
+    # one frame out, one frame in
+    def transceive(self, data, tx_bits=0, rx_align=0):
+        """Send ``data`` (last byte ``tx_bits`` bits long, 0 = 8); return (status, bytes, collpos).
+
+        ``collpos`` is the 1-based position of the first collided bit counted
+        from bit 0 of the first received byte (CollReg), 0 without a collision.
+        """
+        self._wr(_COMMAND, _IDLE)
+        self._wr(_COMIRQ, 0x7F)
+        self._wr(_FIFOLEVEL, 0x80)
+        self._wr_fifo(data)
+        framing = (rx_align << 4) | tx_bits
+        self._wr(_BITFRAMING, framing)
+        self._wr(_COMMAND, _TRANSCEIVE)
+        self._wr(_BITFRAMING, 0x80 | framing)
+        for _ in range(_POLLS):
+            irq = self._rd(_COMIRQ)
+            if irq & 0x30:  # RxIRq | IdleIRq
+                break
+            if irq & 0x01:  # TimerIRq: nobody answered
+                return NOTAG, b"", 0
+        else:
+            raise MFRC522Error("transceive never finished")
+        self._wr(_BITFRAMING, framing)
+        err = self._rd(_ERROR)
+        n = self._rd(_FIFOLEVEL) & 0x7F
+        rx = self._rd_fifo(n) if n else b""
+        if err & 0x08:
+            coll = self._rd(_COLL)
+            pos = 0 if coll & 0x20 else ((coll & 0x1F) or 32)
+            return COLL, rx, pos
+        if err & 0x13:  # BufferOvfl | ParityErr | ProtocolErr
+            self.errors += 1
+            return ERR, rx, 0
+        return OK, rx, 0
+
+    def _anticoll(self, sel):
+        """Resolve one UID-CLn (4 bytes + BCC) among the tags answering at this level."""
+        uid = bytearray(5)
+        known = 0  # bits of uid already fixed
+        while known < 40:
+            nbytes = known >> 3
+            nb = known & 7
+            frame = bytearray((sel, ((2 + nbytes) << 4) | nb))
+            frame.extend(uid[: nbytes + (1 if nb else 0)])
+            st, rx, pos = self.transceive(frame, nb, nb)
+            if st in (NOTAG, ERR) or not rx:
+                return None
+            for i in range(len(rx)):
+                j = nbytes + i
+                if j >= 5:
+                    break
+                if i == 0 and nb:
+                    low = (1 << nb) - 1
+                    uid[j] = (uid[j] & low) | (rx[0] & ~low & 0xFF)
+                else:
+                    uid[j] = rx[i]
+            if st == COLL:
+                bit = nbytes * 8 + pos - 1  # absolute bit index in uid
+                if pos == 0 or bit < known:
+                    self.errors += 1
+                    return None
+                uid[bit >> 3] |= 1 << (bit & 7)  # take the branch with a 1
+                uid[bit >> 3] &= (2 << (bit & 7)) - 1  # bits after it unknown
+                known = bit + 1
+                continue
+            known = 40
+        if uid[0] ^ uid[1] ^ uid[2] ^ uid[3] != uid[4]:
+            self.errors += 1
+            return None
+        return uid
+
+    def _select(self, sel, uid5):
+        frame = bytearray((sel, 0x70))
+        frame.extend(uid5)
+        frame.extend(crc_a(frame))
+        st, rx, _ = self.transceive(frame)
+        if st != OK or len(rx) != 3 or crc_a(rx, 1) != rx[1:3]:
+            self.errors += 1
+            return -1
+        return rx[0]
+
+    def read_uid(self, wake=True):
+        """Wake (WUPA) or request (REQA) one tag, select it; return its UID or None."""
+        st, _, _ = self.transceive(bytes((WUPA if wake else REQA,)), 7)
+        if st == NOTAG:
+            return None
+        # ATQA of several NTAGs collide harmlessly (identical bits); go on
+        cl1 = self._anticoll(SEL_CL1)
+        if cl1 is None:
+            return None
+        sak = self._select(SEL_CL1, cl1)
+        if sak < 0:
+            return None
+        if cl1[0] != CASCADE_TAG:  # 4-byte UID
+            return bytes(cl1[:4])
+        if not sak & 0x04:  # cascade bit should be set
+            self.errors += 1
+            return None
+        cl2 = self._anticoll(SEL_CL2)
+        if cl2 is None or self._select(SEL_CL2, cl2) < 0:
+            return None
+        return bytes(cl1[1:4]) + bytes(cl2[:4])
+
+    def halt(self):
+        """HLTA: the selected tag goes quiet until the next WUPA or field reset."""
+        frame = bytearray((HLTA, 0x00))
+        frame.extend(crc_a(frame))
+        self.transceive(frame)  # no answer is the success case
+
+    def read_pages(self, page):
+        """NTAG READ: 16 bytes (4 pages) from ``page`` of the selected tag, or None."""
+        frame = bytearray((NTAG_READ, page))
+        frame.extend(crc_a(frame))
+        st, rx, _ = self.transceive(frame)
+        if st != OK or len(rx) != 18 or crc_a(rx, 16) != rx[16:18]:
+            self.errors += 1
+            return None
+        return rx[:16]
+
+    def inventory(self, want_pages=None, page=4, max_tags=20):
+        """All tags on the antenna: list of (uid, pages or None).
+
+        ``want_pages(uid)`` says whether to READ ``page``.. of that tag (for a
+        UID the card map does not know yet). The field must be on and settled.
+        """
+        found: list = []
+        wake = True
+        while len(found) < max_tags:
+            uid = self.read_uid(wake)
+            wake = False
+            if uid is None:
+                break
+            data = None
+            if want_pages is not None and want_pages(uid):
+                data = self.read_pages(page)
+            self.halt()
+            found.append((uid, data))
+        return found
+
+
+class MFRC522SPI(MFRC522):
+    """SPI transport: address byte ``0 a5..a0 0`` (bit 7 set to read), mode 0, <= 10 MHz."""
+
+    def __init__(self, spi, cs, timeout_ms=2):
+        super().__init__(timeout_ms)
+        self._spi = spi
+        self._cs = cs
+        self._b2 = bytearray(2)
+        self._r2 = bytearray(2)
+        cs.value(1)
+
+    def _wr(self, reg, val):
+        b = self._b2
+        b[0] = (reg << 1) & 0x7E
+        b[1] = val
+        self._cs.value(0)
+        self._spi.write(b)
+        self._cs.value(1)
+
+    def _rd(self, reg):
+        b = self._b2
+        b[0] = ((reg << 1) & 0x7E) | 0x80
+        b[1] = 0
+        self._cs.value(0)
+        self._spi.write_readinto(b, self._r2)
+        self._cs.value(1)
+        return self._r2[1]
+
+    def _rd_fifo(self, n):
+        a = ((_FIFODATA << 1) & 0x7E) | 0x80
+        tx = bytearray(n + 1)
+        for i in range(n):
+            tx[i] = a
+        rx = bytearray(n + 1)
+        self._cs.value(0)
+        self._spi.write_readinto(tx, rx)
+        self._cs.value(1)
+        return bytes(rx[1:])
+
+    def _wr_fifo(self, data):
+        tx = bytearray(1)
+        tx[0] = (_FIFODATA << 1) & 0x7E
+        tx.extend(data)
+        self._cs.value(0)
+        self._spi.write(tx)
+        self._cs.value(1)

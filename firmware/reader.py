@@ -1,0 +1,197 @@
+"""The reader loop: scan, debounce, report changes, heartbeat, answer the host.
+
+Transport-free like the drivers: ``Reader`` is handed a scanner (zones.py or
+camera.py), an output stream (``write(bytes)``), optionally an input stream
+for host frames, a watchdog (anything with ``feed()``) and a ms clock. On the
+board these are the USB CDC stdio streams and ``machine.WDT``; in the sim a
+pty and a no-op watchdog.
+
+Protocol (hardware/protocol.md): HELLO on boot, then OBSERVE per committed
+change, FAULT per new sensor fault, HEARTBEAT every second. Every frame sent
+is kept in a ring of the last ``ring`` frames; RESEND {from_seq} sends the
+frames from that seq on again, byte for byte (same seq). CONFIG {seat,
+scan_ms, debounce_ms} takes effect at the next scan and is answered by ACK
+{ack_seq: the CONFIG's seq}.
+"""
+
+import asyncio
+import select
+
+import codec
+from debounce import Debouncer
+from ticks import ticks_diff, ticks_ms
+
+FIRMWARE = "0.1.0"
+HEARTBEAT_MS = 1000
+
+
+class Reader:
+    def __init__(
+        self, scanner, out, inp=None, seat="N", reader_id=None, scan_ms=50, debounce_ms=60,
+        serial="TS-0", ring=64, wdt=None, clock=ticks_ms,
+    ):
+        self.scanner = scanner
+        self.out = out
+        self.inp = inp
+        self.seat = seat
+        self.reader_id = codec.SEATS.index(seat) + 1 if reader_id is None else reader_id
+        self.scan_ms = scan_ms
+        self.serial = serial
+        self.wdt = wdt
+        self.clock = clock
+        self.t0 = clock()
+        self.seq = 0
+        self.debouncer = Debouncer()
+        self.set_debounce(debounce_ms)
+        self._ring: list = [None] * ring  # (seq, frame bytes) or None
+        self._ri = 0
+        self.dropped = 0  # frames asked for again but no longer in the ring
+        self.rx_errors = 0
+        self.scans = 0
+        self.decoder = codec.Decoder()
+
+    # -- frames out ----------------------------------------------------------
+    def now(self):
+        return ticks_diff(self.clock(), self.t0) & 0xFFFFFFFF
+
+    def send(self, mtype, fields):
+        frame = codec.encode(mtype, fields, self.reader_id, self.seq)
+        self._ring[self._ri] = (self.seq, frame)
+        self._ri = (self._ri + 1) % len(self._ring)
+        self.seq = codec.seq_next(self.seq)
+        self._write(frame)
+        return frame
+
+    def _write(self, frame):
+        self.out.write(frame)
+        flush = getattr(self.out, "flush", None)
+        if flush is not None:
+            flush()
+
+    def hello(self):
+        return self.send(codec.HELLO, {
+            "kind": self.scanner.kind, "firmware": FIRMWARE, "serial": self.serial,
+            "capabilities": list(self.scanner.capabilities),
+        })
+
+    def heartbeat(self):
+        return self.send(codec.HEARTBEAT, {
+            "uptime": self.now(), "reads": self.scanner.reads & 0xFFFFFFFF,
+            "errors": (self.scanner.errors + self.rx_errors) & 0xFFFFFFFF,
+            "dropped": self.dropped & 0xFFFFFFFF,
+        })
+
+    def resend(self, from_seq):
+        """Send again every frame in the ring from ``from_seq`` on, oldest first."""
+        n = len(self._ring)
+        newest = codec.seq_delta(self.seq, from_seq)  # frames from from_seq to now
+        if newest <= 0:
+            return 0
+        sent = 0
+        for k in range(n):
+            item = self._ring[(self._ri + k) % n]
+            if item is not None and 0 <= codec.seq_delta(item[0], from_seq) < newest:
+                self._write(item[1])
+                sent += 1
+        self.dropped += newest - sent
+        return sent
+
+    # -- configuration -------------------------------------------------------
+    def set_debounce(self, ms):
+        if ms <= 0:
+            self.debouncer.configure(0, 1, 2, 0)
+        else:
+            self.debouncer.configure(ms, 2, 3)
+        self.debounce_ms = ms
+
+    def handle(self, frame):
+        """One frame from the host."""
+        if frame.mtype == codec.CONFIG:
+            f = frame.fields
+            self.seat = f["seat"]
+            self.scan_ms = f["scan_ms"]
+            self.set_debounce(f.get("debounce_ms", 0))
+            self.send(codec.ACK, {"ack_seq": frame.seq})
+        elif frame.mtype == codec.RESEND:
+            self.resend(frame.fields["from_seq"])
+
+    def feed(self, data):
+        for item in self.decoder.feed(data):
+            if isinstance(item, codec.Frame):
+                self.handle(item)
+            else:
+                self.rx_errors += 1
+
+    # -- one scan ------------------------------------------------------------
+    def finish_scan(self):
+        """The synchronous half of a scan (after ``scanner.begin()`` and its settle time)."""
+        seen = self.scanner.scan()
+        t = self.now()
+        for code, zone, antenna in self.scanner.take_faults():
+            f = {"code": code, "t": t}
+            if zone is not None:
+                f["zone"] = zone
+            if antenna is not None and antenna != 255:
+                f["antenna"] = antenna
+            self.send(codec.FAULT, f)
+        for card, obs in self.debouncer.update(self.clock(), seen, self.scanner.held()):
+            self.send(codec.OBSERVE, observation(self.seat, card, obs, t))
+        self.scans += 1
+        if self.wdt is not None:
+            self.wdt.feed()
+
+    async def scan_loop(self):
+        while True:
+            start = self.clock()
+            settle = self.scanner.begin()
+            if settle:
+                await asyncio.sleep_ms(settle)
+            self.finish_scan()
+            left = self.scan_ms - ticks_diff(self.clock(), start)
+            await asyncio.sleep_ms(left if left > 0 else 0)
+
+    async def heartbeat_loop(self):
+        while True:
+            await asyncio.sleep_ms(HEARTBEAT_MS)
+            self.heartbeat()
+
+    async def rx_loop(self):
+        # read(n) on a blocking stream waits for all n bytes, so take one byte
+        # through asyncio, then whatever else poll says is already there.
+        sr = asyncio.StreamReader(self.inp)
+        poller = select.poll()
+        poller.register(self.inp, select.POLLIN)
+        while True:
+            b = await sr.read(1)
+            if not b:
+                await asyncio.sleep_ms(100)  # host side closed; keep scanning
+                continue
+            buf = bytearray(b)
+            while len(buf) < codec.MAX_ENCODED and poller.poll(0):
+                more = self.inp.read(1)
+                if not more:
+                    break
+                buf.extend(more)
+            self.feed(bytes(buf))
+
+    async def run(self):
+        self.scanner.init()
+        self.hello()
+        self.tasks = [asyncio.create_task(self.heartbeat_loop())]
+        if self.inp is not None:
+            self.tasks.append(asyncio.create_task(self.rx_loop()))
+        await self.scan_loop()
+
+
+def observation(seat, card, obs, t):
+    """OBSERVE fields for one committed change (``obs`` None = gone)."""
+    if obs is None:
+        return {"seat": seat, "card": card, "zone": "gone", "face": "unknown",
+                "level": "unknown", "t": t}
+    zone, face, level, seen_by, conf = obs
+    f = {"seat": seat, "card": card, "zone": zone, "face": face, "level": level, "t": t}
+    if seen_by is not None:
+        f["seen_by"] = [s for s in seen_by if s != seat]
+    if conf is not None and conf < 1:
+        f["conf"] = conf
+    return f

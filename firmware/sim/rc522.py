@@ -1,0 +1,194 @@
+"""An MFRC522 behind a chip-select: registers, FIFO, timer IRQ, and the RF side.
+
+Only what the firmware driver and ISO 14443A inventory need is modelled: soft
+reset, TxControl (field on/off powers the tags up and down), Transceive with
+TxLastBits/RxAlign bit framing, bitwise collisions (CollErr, CollReg CollPos
+counted from bit 0 of the first received byte), a timer IRQ when no tag
+answers. A dead chip (``alive = False``) reads all registers as 0x00, as a
+module with MISO floating low does.
+"""
+
+from mfrc522 import crc_a
+
+_REGS_RESET = {0x01: 0x20, 0x0A: 0x00, 0x14: 0x80, 0x37: 0x92}
+
+
+class SimMFRC522:
+    def __init__(self, name=""):
+        self.name = name
+        self.tags = []  # NTAG213 in this antenna's field
+        self.alive = True
+        self.frames = 0  # transceives since power up (for timing budgets)
+        self.tx_bytes = 0
+        self._reset()
+        self._addr = -1
+        self._read = False
+
+    def _reset(self):
+        self.regs = bytearray(64)
+        for r in _REGS_RESET:
+            self.regs[r] = _REGS_RESET[r]
+        self.fifo = bytearray()
+
+    def field_on(self):
+        return bool(self.regs[0x14] & 0x03)
+
+    # -- tags ----------------------------------------------------------------
+    def place(self, tag):
+        if tag not in self.tags:
+            self.tags.append(tag)
+            tag.power_up()
+
+    def remove(self, tag):
+        if tag in self.tags:
+            self.tags.remove(tag)
+
+    # -- SPI byte level ------------------------------------------------------
+    def cs_low(self):
+        self._addr = -1
+
+    def xfer(self, b):
+        """One byte in on MOSI, one byte out on MISO."""
+        if not self.alive:
+            return 0
+        if self._addr < 0:
+            self._addr = (b >> 1) & 0x3F
+            self._read = bool(b & 0x80)
+            return 0
+        if self._read:
+            out = self._rd(self._addr)
+            self._addr = (b >> 1) & 0x3F
+            return out
+        self._wr(self._addr, b)
+        return 0
+
+    def _rd(self, reg):
+        if reg == 0x09:
+            if self.fifo:
+                v = self.fifo[0]
+                self.fifo = self.fifo[1:]
+                return v
+            return 0
+        if reg == 0x0A:
+            return len(self.fifo)
+        return self.regs[reg]
+
+    def _wr(self, reg, v):
+        if reg == 0x01:
+            if v & 0x0F == 0x0F:
+                self._reset()
+                for t in self.tags:
+                    t.power_up()
+                return
+            self.regs[1] = v & 0x3F
+        elif reg == 0x04:
+            if v & 0x80:
+                self.regs[4] |= v & 0x7F
+            else:
+                self.regs[4] &= ~v & 0x7F
+        elif reg == 0x09:
+            if len(self.fifo) < 64:
+                self.fifo.append(v)
+        elif reg == 0x0A:
+            if v & 0x80:
+                self.fifo = bytearray()
+        elif reg == 0x0D:
+            self.regs[0x0D] = v & 0x7F
+            if v & 0x80 and self.regs[1] & 0x0F == 0x0C:
+                self._transceive(v & 0x07)
+        elif reg == 0x14:
+            was = self.field_on()
+            self.regs[0x14] = v
+            if self.field_on() and not was:
+                for t in self.tags:
+                    t.power_up()
+        else:
+            self.regs[reg] = v
+
+    # -- RF side -------------------------------------------------------------
+    def _transceive(self, tx_bits):
+        data = bytes(self.fifo)
+        self.fifo = bytearray()
+        self.frames += 1
+        self.tx_bytes += len(data)
+        self.regs[0x06] = 0
+        self.regs[0x0E] = 0x20
+        self.regs[0x0C] = 0
+        rx = None
+        if self.field_on() and data:
+            rx = self._answer(data, tx_bits)
+        self.regs[1] = 0  # back to Idle
+        if rx is None:
+            self.regs[4] |= 0x01  # TimerIRq
+            return
+        self.fifo = bytearray(rx)
+        self.regs[4] |= 0x30  # RxIRq | IdleIRq
+
+    def _answer(self, data, tx_bits):
+        cmd = data[0]
+        if tx_bits == 7 and len(data) == 1 and cmd in (0x26, 0x52):
+            ans = [t.on_short(cmd) for t in self.tags]
+            return b"\x44\x00" if True in ans else None
+        if cmd in (0x93, 0x95) and len(data) >= 2:
+            lvl = 0 if cmd == 0x93 else 1
+            if data[1] == 0x70:
+                if len(data) != 9 or crc_a(data, 7) != data[7:9]:
+                    return None
+                sak = -1
+                for t in list(self.tags):
+                    s = t.select(lvl, data[2:7])
+                    if s >= 0:
+                        sak = s
+                if sak < 0:
+                    return None
+                return bytes((sak,)) + crc_a(bytes((sak,)))
+            return self._anticoll(lvl, data, tx_bits)
+        if len(data) < 3 or crc_a(data, len(data) - 2) != data[-2:]:
+            return None
+        if cmd == 0x50:
+            for t in self.tags:
+                t.halt()
+            return None
+        if cmd == 0x30:
+            for t in self.tags:
+                r = t.read(data[1])
+                if r is not None:
+                    return r
+        return None
+
+    def _anticoll(self, lvl, data, tx_bits):
+        nvb = data[1]
+        known = ((nvb >> 4) - 2) * 8 + (nvb & 0x0F)
+        if known < 0 or known >= 40:
+            return None
+        prefix = data[2:]
+        cands = []
+        for t in self.tags:
+            if t.level() != lvl:
+                continue
+            u = t.cl[lvl]
+            ok = True
+            for i in range(known):
+                if (u[i >> 3] >> (i & 7)) & 1 != (prefix[i >> 3] >> (i & 7)) & 1:
+                    ok = False
+                    break
+            if ok:
+                cands.append(u)
+        if not cands:
+            return None
+        first = known >> 3
+        out = bytearray(5 - first)
+        coll = -1
+        for i in range(known, 40):
+            bits = 0
+            for u in cands:
+                bits |= 1 << ((u[i >> 3] >> (i & 7)) & 1)
+            if bits == 3 and coll < 0:
+                coll = i
+            if bits & 2:
+                out[(i >> 3) - first] |= 1 << (i & 7)
+        if coll >= 0:
+            pos = coll - first * 8 + 1
+            self.regs[0x06] |= 0x08  # CollErr
+            self.regs[0x0E] = pos & 0x1F  # 32 reads as 0
+        return out

@@ -1,0 +1,86 @@
+"""NTAG213 tags as ISO/IEC 14443-3 type A state machines (7-byte UID, cascade level 2)."""
+
+from mfrc522 import crc_a
+
+IDLE = 0
+READY1 = 1
+READY2 = 2
+ACTIVE = 3
+HALT = 4
+
+
+def bcc(b):
+    return b[0] ^ b[1] ^ b[2] ^ b[3]
+
+
+def card_uid(card):
+    """A stable, distinct 7-byte NXP UID (04 ...) for a card code, as the sim deals them."""
+    s = "SHDC".index(card[0])
+    r = "AKQJT98765432".index(card[1])
+    return bytes((0x04, 0x5A, 0x10 + s, r * 7 + 3, 0x80 | (r * 13 % 64), s * 37 + r, 0x81))
+
+
+class NTAG213:
+    """One tag: UID, 45 pages of 4 bytes, and the anticollision state."""
+
+    def __init__(self, uid, card=None):
+        self.uid = bytes(uid)
+        u = self.uid
+        cl1 = bytes((0x88, u[0], u[1], u[2]))
+        cl2 = u[3:7]
+        self.cl = (cl1 + bytes((bcc(cl1),)), cl2 + bytes((bcc(cl2),)))
+        self.mem = bytearray(45 * 4)
+        self.mem[0:3] = u[0:3]
+        self.mem[3] = 0x88 ^ u[0] ^ u[1] ^ u[2]
+        self.mem[4:8] = u[3:7]
+        self.mem[8] = u[3] ^ u[4] ^ u[5] ^ u[6]
+        if card:
+            self.mem[16:20] = b"TS" + card.encode()  # page 4: the card code
+        self.state = IDLE
+        self.woke_halted = False
+
+    def power_up(self):
+        self.state = IDLE
+        self.woke_halted = False
+
+    def _back(self):
+        self.state = HALT if self.woke_halted else IDLE
+
+    def on_short(self, cmd):
+        """REQA/WUPA: True when the tag answers ATQA."""
+        if self.state == IDLE or (cmd == 0x52 and self.state == HALT):
+            self.woke_halted = self.state == HALT
+            self.state = READY1
+            return True
+        if self.state in (READY1, READY2, ACTIVE):
+            self._back()
+        return False
+
+    def level(self):
+        return 0 if self.state == READY1 else 1 if self.state == READY2 else -1
+
+    def select(self, lvl, uid5):
+        """SELECT at cascade level lvl: the SAK, or -1 if not this tag."""
+        if self.level() != lvl:
+            return -1
+        if bytes(uid5) != self.cl[lvl]:
+            self._back()
+            return -1
+        if lvl == 0:
+            self.state = READY2
+            return 0x04
+        self.state = ACTIVE
+        return 0x00
+
+    def halt(self):
+        if self.state == ACTIVE:
+            self.state = HALT
+            self.woke_halted = False
+
+    def read(self, page):
+        if self.state != ACTIVE or page > 44:
+            return None
+        out = bytearray(16)
+        for i in range(16):
+            out[i] = self.mem[(page * 4 + i) % len(self.mem)]
+        return bytes(out) + crc_a(out)
