@@ -45,17 +45,24 @@ def register(subparsers: Any) -> None:
 
 
 class Sniffer:
-    """Feeds a Decoder and prints what it returns; counts frames for --count."""
+    """Feeds a Decoder and prints what it returns, up to ``limit`` frames."""
 
-    def __init__(self, out: TextIO, err: TextIO, flush: bool) -> None:
+    def __init__(self, out: TextIO, err: TextIO, flush: bool, limit: int | None) -> None:
         self.decoder = Decoder()
         self.out = out
         self.err = err
         self.flush = flush
+        self.limit = limit
         self.frames = 0
+
+    @property
+    def done(self) -> bool:
+        return self.limit is not None and self.frames >= self.limit
 
     def show(self, items: list[Frame | RemoteProtocolError]) -> None:
         for item in items:
+            if self.done:
+                return
             if isinstance(item, Frame):
                 self.frames += 1
                 print(json.dumps(item.to_dict()), file=self.out, flush=self.flush)
@@ -100,7 +107,7 @@ def file_chunks(source: str) -> Iterator[bytes]:
 
 def run(args: argparse.Namespace) -> int:
     live = args.source != "-" and is_port(args.source)
-    sniffer = Sniffer(sys.stdout, sys.stderr, flush=live or args.source == "-")
+    sniffer = Sniffer(sys.stdout, sys.stderr, live or args.source == "-", args.count)
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
     status = 0
     try:
@@ -110,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 for chunk in file_chunks(args.source):
                     sniffer.feed(chunk)
-                    if args.count is not None and sniffer.frames >= args.count:
+                    if sniffer.done:
                         break
                 else:
                     sniffer.finish()
@@ -131,7 +138,7 @@ def sniff_port(sniffer: Sniffer, args: argparse.Namespace, deadline: float | Non
         return 1
     print(f"decode: listening on {args.source}", file=sys.stderr, flush=True)
     try:
-        while args.count is None or sniffer.frames < args.count:
+        while not sniffer.done:
             if deadline is not None and time.monotonic() >= deadline:
                 break
             try:
