@@ -141,3 +141,20 @@ def test_cobs_known_answers() -> None:
         assert c.cobs_decode(c.cobs_encode(data)) == data
     with pytest.raises(ValueError):
         c.cobs_decode(b"\x05\x01")
+
+
+def test_protocol_md_worked_example_is_what_the_codec_sends() -> None:
+    text = (ROOT / "hardware" / "protocol.md").read_text()
+    (wire,) = [ln for ln in text.splitlines() if ln.startswith("wire:")]
+    fields = {
+        "seat": "E",
+        "card": "HQ",
+        "zone": "trick",
+        "face": "up",
+        "level": "at",
+        "seen_by": [],
+        "t": 83456,
+    }
+    data = c.encode(c.OBSERVE, fields, reader=2, seq=300)
+    assert bytes.fromhex(wire.removeprefix("wire:")) == data
+    assert c.crc32(b"123456789") == 0xCBF43926
