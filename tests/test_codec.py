@@ -145,7 +145,7 @@ def test_cobs_known_answers() -> None:
 
 def test_protocol_md_worked_example_is_what_the_codec_sends() -> None:
     text = (ROOT / "hardware" / "protocol.md").read_text()
-    (wire,) = [ln for ln in text.splitlines() if ln.startswith("wire:")]
+    (wire,) = [ln for ln in text.splitlines() if ln.startswith("wire:    02")]
     fields = {
         "seat": "E",
         "card": "HQ",
