@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from tablesense import codec
 from tablesense.daemon.sequence import Sequencer
@@ -67,6 +66,12 @@ class LinkMessage:
     reason: str = ""
 
 
+class Sink(Protocol):
+    """Where a link puts its messages (a ``queue.Queue`` shared with the core)."""
+
+    def put(self, item: LinkMessage, /) -> None: ...
+
+
 class ReaderLink:
     """The thread that keeps one seat's reader connected.
 
@@ -77,7 +82,7 @@ class ReaderLink:
     """
 
     def __init__(self, table: str, seat: str, resolve: Callable[[], str | None],
-                 out: queue.Queue[LinkMessage], settings: LinkSettings | None = None,
+                 out: Sink, settings: LinkSettings | None = None,
                  reset: Callable[[], bool] | None = None) -> None:
         self.table = table
         self.seat = seat

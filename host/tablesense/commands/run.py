@@ -1,0 +1,87 @@
+"""``tablesense run --config FILE``: the host daemon.
+
+Reads the TOML config (errors name the file and the key), replays each
+table's journal, connects to the MQTT broker (retrying while it is down),
+opens every reader and runs until SIGTERM or Ctrl-C. Logs go to stderr as
+``key=value`` lines (``--json`` for one JSON object a line).
+
+Exit status: 0 after a clean stop, 2 for a configuration error. A lost
+reader or broker is never a reason to exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+from types import FrameType
+from typing import Any
+
+from tablesense.daemon.config import ConfigError, load_config
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line; ``key=value`` pairs of the message become fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {"ts": round(record.created, 3), "level": record.levelname.lower(),
+                               "logger": record.name}
+        msg = record.getMessage()
+        for part in msg.split(" "):
+            key, eq, value = part.partition("=")
+            if eq and key.isidentifier():
+                out[key] = value
+        out["msg"] = msg
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out)
+
+
+def setup_logging(level: str, as_json: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if as_json:
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter(
+            "ts=%(asctime)s level=%(levelname)s logger=%(name)s %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    logging.getLogger("paho").setLevel(logging.WARNING)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("run", help="run the host daemon",
+                              description=__doc__.split("\n\n")[1] if __doc__ else None)
+    p.add_argument("--config", required=True, metavar="FILE", help="the TOML configuration")
+    p.add_argument("--log-level", default="info",
+                   choices=("debug", "info", "warning", "error"))
+    p.add_argument("--json", action="store_true", help="log one JSON object a line")
+    p.add_argument("--check", action="store_true", help="validate the config and exit")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"tablesense run: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"{args.config}: ok ({len(config.tables)} tables)")
+        return 0
+    setup_logging(args.log_level, args.json)
+    from tablesense.daemon.core import Daemon  # imports paho: only when running
+
+    daemon = Daemon(config)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        logging.getLogger("tablesense.daemon").info("event=signal signum=%d", signum)
+        daemon.request_stop()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    daemon.run_forever()
+    return 0

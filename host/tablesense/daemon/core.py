@@ -1,0 +1,209 @@
+"""The composition root: reader links -> journal -> engine -> outbox -> MQTT.
+
+Threads: one per reader link (each owns its port), paho's network thread,
+the outbox pump, and the core thread here, which alone touches the engines
+and journals. Links and MQTT commands reach the core through one queue, so
+events of one table are journaled and applied in the order they arrived.
+
+In-process use (the demo, the dashboard, tests)::
+
+    daemon = Daemon(load_config("tablesense.toml"))
+    daemon.start()            # replays journals, connects, opens readers
+    daemon.command("3", b'{"type":"call","seat":"N","call":"1N","req":"a1"}')
+    daemon.stop()
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tablesense import codec
+from tablesense.daemon.config import Config, ReaderConfig
+from tablesense.daemon.journal_writer import JournalWriter, journal_path
+from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
+from tablesense.daemon.mqtt import Publisher
+from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.tables import TableRuntime, dumps
+from tablesense.daemon.topics import Topics
+from tablesense.daemon.usb import SerialNumberResolver
+
+log = logging.getLogger("tablesense.daemon")
+
+
+@dataclass(frozen=True)
+class CommandMessage:
+    table: str
+    payload: bytes
+    reply: queue.Queue[dict[str, Any]] | None = None
+
+
+class Daemon:
+    """Wires the parts from a :class:`~tablesense.daemon.config.Config`."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.topics = Topics(config.broker.base)
+        self.inbox: queue.Queue[LinkMessage | CommandMessage] = queue.Queue()
+        self.outbox = Outbox(config.outbox)
+        self.publisher = Publisher(config.broker, self.outbox, on_command=self._on_mqtt_command)
+        self.tables: dict[str, TableRuntime] = {}
+        for name, t in config.tables.items():
+            journal = JournalWriter(journal_path(config.journal.dir, name),
+                                    config.journal.fsync, config.journal.fsync_interval_ms)
+            self.tables[name] = TableRuntime(name, t.code, journal, self.outbox, self.topics,
+                                             kick=self.publisher.kick)
+        lc = config.link
+        settings = LinkSettings(baudrate=lc.baudrate, heartbeat_timeout_ms=lc.heartbeat_timeout_ms,
+                                backoff_initial_ms=lc.backoff_initial_ms,
+                                backoff_max_ms=lc.backoff_max_ms,
+                                resend_timeout_ms=lc.resend_timeout_ms)
+        self.links: list[ReaderLink] = []
+        for name, t in config.tables.items():
+            for seat, rc in t.readers.items():
+                self.links.append(self._make_link(name, seat, rc, settings))
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._started = False
+
+    def _make_link(self, table: str, seat: str, rc: ReaderConfig,
+                   settings: LinkSettings) -> ReaderLink:
+        if rc.port is not None:
+            url = rc.port
+            return ReaderLink(table, seat, lambda: url, self.inbox, settings)
+        assert rc.serial is not None
+        finder = SerialNumberResolver(rc.serial, self.config.link.usb_vid,
+                                      self.config.link.usb_pid)
+        return ReaderLink(table, seat, finder, self.inbox, settings, reset=finder.reset)
+
+    # -- lifecycle -------------------------------------------------------------
+    def start(self) -> None:
+        """Replay journals, then connect to the broker and open the readers."""
+        for t in self.tables.values():
+            t.replay()
+            t.tick(int(time.time() * 1000))
+        self.publisher.start()
+        for t in self.tables.values():
+            self._publish_state(t)
+        for link in self.links:
+            self.publisher.set_retained(self.topics.reader(link.table, link.seat),
+                                        dumps(link.health()))
+            link.start()
+        self._thread = threading.Thread(target=self._run, name="core", daemon=True)
+        self._thread.start()
+        self._started = True
+        log.info("event=daemon-started tables=%d readers=%d broker=%s:%d",
+                 len(self.tables), len(self.links), self.config.broker.host,
+                 self.config.broker.port)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Close readers, finish queued work, say offline; pending alerts stay stored."""
+        for link in self.links:
+            link.stop(timeout)
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.publisher.stop(timeout)
+        for t in self.tables.values():
+            t.journal.close()
+        self.outbox.close()
+        log.info("event=daemon-stopped")
+
+    def run_forever(self) -> None:
+        self.start()
+        try:
+            while not self._stop.wait(1.0):
+                pass
+        finally:
+            self.stop()
+
+    def request_stop(self) -> None:
+        self._stop.set()
+
+    # -- in-process API ----------------------------------------------------------
+    def command(self, table: str, payload: bytes | dict[str, Any],
+                timeout: float = 5.0) -> dict[str, Any]:
+        """Apply a command as if it came on ``<base>/<table>/cmd``; return the response."""
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        reply: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.inbox.put(CommandMessage(table, data, reply))
+        return reply.get(timeout=timeout)
+
+    def wait_delivered(self, timeout: float) -> bool:
+        """Every alert so far acknowledged by the broker."""
+        return self.publisher.wait_idle(timeout)
+
+    # -- the core thread ---------------------------------------------------------
+    def _on_mqtt_command(self, table: str, payload: bytes) -> None:
+        self.inbox.put(CommandMessage(table, payload))
+
+    def _run(self) -> None:
+        interval = self.config.state_interval_ms / 1000
+        last_state = 0.0
+        while not self._stop.is_set() or not self.inbox.empty():
+            try:
+                item = self.inbox.get(timeout=0.05)
+            except queue.Empty:
+                item = None
+            try:
+                if isinstance(item, LinkMessage):
+                    self._on_link(item)
+                elif isinstance(item, CommandMessage):
+                    self._on_command(item)
+                now = time.monotonic()
+                if now - last_state >= interval:
+                    last_state = now
+                    t_ms = int(time.time() * 1000)
+                    for t in self.tables.values():
+                        t.tick(t_ms)
+                        t.journal.maybe_sync()
+                        if t.dirty:
+                            self._publish_state(t)
+            except Exception:  # one bad item must not stop the tables
+                log.exception("event=core-error item=%r", item)
+
+    def _on_link(self, m: LinkMessage) -> None:
+        table = self.tables[m.table]
+        if m.kind in ("online", "offline", "health"):
+            self.publisher.set_retained(self.topics.reader(m.table, m.seat), dumps(m.health))
+            if m.kind == "offline":
+                table.reader_offline_alert(m.seat, m.reason, m.t)
+            return
+        f = m.frame
+        assert f is not None
+        if f.mtype == codec.OBSERVE:
+            obj = {"type": "observe", "seat": m.seat, "rt": f.fields["t"],
+                   **{k: v for k, v in f.fields.items() if k not in ("t", "seat")}}
+            if f.fields.get("seat") != m.seat:
+                log.warning("event=seat-mismatch table=%s seat=%s frame_seat=%s",
+                            m.table, m.seat, f.fields.get("seat"))
+            table.reader_event(m.seat, obj, m.t)
+        elif f.mtype == codec.CALL:
+            table.reader_event(m.seat, {"type": "call", "seat": f.fields["seat"],
+                                        "call": f.fields["call"]}, m.t)
+        elif f.mtype == codec.FAULT:
+            name = codec.FAULT_NAMES.get(f.fields.get("code", 0), "other")
+            log.warning("event=reader-fault table=%s seat=%s fault=%s fields=%s",
+                        m.table, m.seat, name, json.dumps(f.fields))
+
+    def _on_command(self, c: CommandMessage) -> None:
+        table = self.tables.get(c.table)
+        if table is None:
+            response: dict[str, Any] = {"ok": False, "field": "(topic)",
+                                        "error": f"no table {c.table!r} here"}
+        else:
+            response = table.command(c.payload)
+            if table.dirty:
+                self._publish_state(table)
+        if c.reply is not None:
+            c.reply.put(response)
+        self.publisher.send(self.topics.cmd_response(c.table), dumps(response))
+
+    def _publish_state(self, t: TableRuntime) -> None:
+        t.dirty = False
+        self.publisher.set_retained(self.topics.table_state(t.name), dumps(t.engine.snapshot()))

@@ -1,0 +1,208 @@
+"""One table in the daemon: journal first, then the engine; rulings to the outbox.
+
+Everything here runs on the core thread only (the engine is not thread-safe
+and need not be). The order of each step is the point:
+
+1. stamp the event with host time (monotonic within the journal);
+2. validate it (``parse_event``); a command that fails is journaled as
+   ``rejected`` and answered with an error; a reader frame that fails is
+   logged and counted (it cannot be answered);
+3. append it to the journal (written to the OS; fsync per policy);
+4. apply it to the engine; an ``EngineError`` leaves the state unchanged and
+   is answered (commands) or logged (observations);
+5. for each ruling of severity ``penalty``/``director``: make the journal
+   durable, then store the alert in the outbox, keyed by its id. ``info``
+   rulings are in the engine's record (and replay) but are not alerted.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from tablesense.daemon.journal_writer import JournalWriter
+from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.topics import Topics
+from tablesense.engine import Engine, EngineError, Ruling
+from tablesense.events import COMMAND_TYPES, Event, EventError, parse_event
+
+log = logging.getLogger("tablesense.table")
+
+ALERT_SEVERITIES = ("penalty", "director")
+SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
+
+
+def dumps(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """(line number, object or None if not JSON) for each non-blank journal line."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                yield n, None
+                continue
+            yield n, obj if isinstance(obj, dict) else None
+
+
+class TableRuntime:
+    """A table's engine, journal and alert topic, fed by the core."""
+
+    def __init__(self, name: str, code: str | None, journal: JournalWriter, outbox: Outbox,
+                 topics: Topics, kick: Callable[[], None] = lambda: None) -> None:
+        self.name = name
+        self.engine = Engine(table=name, code=code)
+        self.journal = journal
+        self.outbox = outbox
+        self.topics = topics
+        self.kick = kick
+        self.dirty = True
+        self.counters = {"events": 0, "rejected": 0, "refused": 0, "rulings": 0, "alerts": 0}
+
+    # -- restart -------------------------------------------------------------
+    def replay(self) -> int:
+        """Rebuild state from the journal; enqueue only alerts the outbox never had."""
+        path = self.journal.path
+        if not path.exists():
+            return 0
+        replayed = recovered = 0
+        for n, obj in read_lines(path):
+            if obj is None:
+                log.warning("event=journal-bad-line table=%s line=%d", self.name, n)
+                continue
+            if obj.get("type") == "rejected":
+                continue
+            try:
+                event = parse_event(obj)
+                rulings = self.engine.apply(event)
+            except (EventError, EngineError) as exc:
+                log.info("event=journal-line-skipped table=%s line=%d error=%r",
+                         self.name, n, str(exc))
+                continue
+            replayed += 1
+            self.journal.last_t = max(self.journal.last_t, event.t)
+            recovered += self._alerts(rulings, replaying=True)
+        log.info("event=journal-replayed table=%s events=%d alerts_recovered=%d",
+                 self.name, replayed, recovered)
+        return replayed
+
+    # -- input -----------------------------------------------------------------
+    def reader_event(self, seat: str, obj: dict[str, Any], t: int) -> list[Ruling]:
+        """An OBSERVE or CALL from a reader, as a journal object without ``t``."""
+        obj = {"v": 1, "t": self.journal.stamp(t), **obj}
+        try:
+            event = parse_event(obj)
+        except EventError as exc:
+            self.counters["refused"] += 1
+            log.warning("event=reader-event-invalid table=%s seat=%s error=%r",
+                        self.name, seat, str(exc))
+            return []
+        return self._apply(event) or []
+
+    def command(self, payload: bytes) -> dict[str, Any]:
+        """A command from ``<base>/<table>/cmd``; returns the response object."""
+        req: Any = None
+        try:
+            obj = json.loads(payload)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return self._reject(payload.decode("utf-8", "replace"), None, "(payload)",
+                                f"not JSON: {exc}")
+        if not isinstance(obj, dict):
+            return self._reject(obj, None, "(payload)", "expected a JSON object")
+        req = obj.pop("req", None)
+        kind = obj.get("type")
+        if kind not in COMMAND_TYPES:
+            return self._reject(obj, req, "type",
+                                f"expected one of {', '.join(sorted(COMMAND_TYPES))}, got {kind!r}")
+        if kind == "board" and "table" in obj and str(obj["table"]) != self.name:
+            return self._reject(obj, req, "table",
+                                f"this is table {self.name!r}, got {obj['table']!r}")
+        if kind == "board":
+            obj.setdefault("table", self.name)
+        obj = {**obj, "v": 1, "t": self.journal.stamp()}
+        try:
+            event = parse_event(obj)
+        except EventError as exc:
+            return self._reject(obj, req, exc.field, exc.message)
+        rulings = self._apply(event)
+        if rulings is None:
+            return {"ok": False, "req": req, "type": kind, "error": self._last_error,
+                    "journaled": True}
+        return {"ok": True, "req": req, "type": kind, "rulings": [r.id for r in rulings]}
+
+    def tick(self, now: int) -> None:
+        """Let time close incidents (cards played together, thrown hands)."""
+        if self.engine.board is not None and now > self.engine.now:
+            self._alerts(self.engine.tick(now))
+
+    # -- the steps ---------------------------------------------------------------
+    _last_error = ""
+
+    def _apply(self, event: Event) -> list[Ruling] | None:
+        self.journal.append(event.to_json())
+        self.counters["events"] += 1
+        try:
+            rulings = self.engine.apply(event)
+        except EngineError as exc:
+            self.counters["refused"] += 1
+            self._last_error = str(exc)
+            log.warning("event=engine-refused table=%s type=%s error=%r",
+                        self.name, event.type, str(exc))
+            return None
+        self.dirty = True
+        self._alerts(rulings)
+        return rulings
+
+    def _alerts(self, rulings: list[Ruling], replaying: bool = False) -> int:
+        new = 0
+        for r in rulings:
+            self.counters["rulings"] += 1
+            if r.severity not in ALERT_SEVERITIES:
+                continue
+            if replaying and self.outbox.known(r.id):
+                continue
+            self.journal.sync()
+            if self.outbox.enqueue(r.id, self.topics.alert(self.name), dumps(r.to_json())):
+                new += 1
+                self.counters["alerts"] += 1
+                log.info("event=alert table=%s id=%s kind=%s severity=%s",
+                         self.name, r.id, r.kind, r.severity)
+        if new:
+            self.kick()
+        return new
+
+    def _reject(self, given: Any, req: Any, field: str, error: str) -> dict[str, Any]:
+        self.counters["rejected"] += 1
+        line: dict[str, Any] = {"v": 1, "t": self.journal.stamp(), "type": "rejected",
+                                "source": "cmd", "field": field, "error": error, "input": given}
+        if req is not None:
+            line["req"] = req
+        self.journal.append(line)
+        log.warning("event=command-rejected table=%s field=%s error=%r", self.name, field, error)
+        return {"ok": False, "req": req, "field": field, "error": error}
+
+    def reader_offline_alert(self, seat: str, reason: str, t: int) -> None:
+        """The daemon's own ``reader-offline`` alert (severity director), stable id."""
+        snap = self.engine.snapshot()
+        alert: dict[str, Any] = {
+            "v": 1, "id": f"{self.name}-reader-{seat}-{t}", "table": self.name,
+            "board": snap.get("board"), "code": snap.get("code"), "phase": snap.get("phase"),
+            "offender": None, "cards": [], "kind": "reader-offline", "options": [],
+            "citation": "", "severity": "director", "reader": seat, "reason": reason,
+            "text": f"{SEAT_NAMES.get(seat, seat)}'s reader at table {self.name} stopped "
+                    f"answering ({reason}); its cards are not being sensed until it is back.",
+            "t": t,
+        }
+        alert = {k: v for k, v in alert.items() if v is not None}
+        if self.outbox.enqueue(alert["id"], self.topics.alert(self.name), dumps(alert)):
+            self.counters["alerts"] += 1
+            log.warning("event=alert table=%s id=%s kind=reader-offline", self.name, alert["id"])
+            self.kick()
