@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from tablesense import __version__
 
-COMMANDS: tuple[str, ...] = ("decode",)
+COMMANDS: tuple[str, ...] = ("decode", "run", "ports")
 
 
 def build_parser() -> argparse.ArgumentParser:
