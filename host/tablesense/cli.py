@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from tablesense import __version__
 
-COMMANDS: tuple[str, ...] = ("decode", "run", "ports")
+COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports")
 
 
 def build_parser() -> argparse.ArgumentParser:

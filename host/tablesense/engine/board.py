@@ -130,7 +130,8 @@ class Board:
         if self.whist:
             return self._whist_call(seat, call)
         if seat != self.turn:
-            raise InvalidEvent(self.phase, "call", f"{seat} called out of turn; {self.turn} to call")
+            raise InvalidEvent(self.phase, "call",
+                               f"{seat} called out of turn; {self.turn} to call")
         self.calls.append((seat, call))
         self.turn = lho(seat)
         if is_bid(call):

@@ -1,0 +1,61 @@
+"""Obligations that live on after a ruling: penalty cards, Law 24 cards,
+compulsory passes, lead and play restrictions, pending choices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class PenaltyCard:
+    card: str
+    major: bool
+    ruling: str
+
+
+@dataclass
+class Restriction:
+    """A restriction on one seat's next lead or play."""
+
+    seat: str
+    option: str  # require-lead-suit, forbid-lead-suit, require-highest, ...
+    suit: str | None
+    ruling: str
+    lasting: bool = False  # forbid-lead-suit: while the seat retains the lead
+
+
+@dataclass
+class Pending:
+    """An irregularity waiting for the non-offending side's answer."""
+
+    ruling: str
+    kind: str  # loot, pc-not-played, together
+    seat: str
+    cards: tuple[str, ...]
+    opening: bool = False
+
+
+@dataclass
+class Obligations:
+    penalty: dict[str, dict[str, PenaltyCard]] = field(default_factory=dict)
+    law24: dict[str, dict[str, str]] = field(default_factory=dict)  # seat -> card -> how
+    law24_rulings: dict[str, list[str]] = field(default_factory=dict)
+    must_pass: dict[str, str] = field(default_factory=dict)  # seat -> ruling id
+    lead_rules: list[Restriction] = field(default_factory=list)
+    play_rules: list[Restriction] = field(default_factory=list)
+    pending: list[Pending] = field(default_factory=list)
+    awaiting_option: dict[str, str] = field(default_factory=dict)  # partner seat -> ruling id
+    revokes: dict[str, tuple[str, int]] = field(default_factory=dict)  # seat -> (card, trick no)
+    designated: dict[str, str] = field(default_factory=dict)  # seat -> designated PC
+
+    def pcs(self, seat: str) -> dict[str, PenaltyCard]:
+        return self.penalty.setdefault(seat, {})
+
+    def all_pc_cards(self) -> set[str]:
+        return {c for d in self.penalty.values() for c in d}
+
+    def pc_rulings(self, seat: str) -> list[str]:
+        seen: dict[str, None] = {}
+        for pc in self.pcs(seat).values():
+            seen[pc.ruling] = None
+        return list(seen)

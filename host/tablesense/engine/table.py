@@ -1,0 +1,409 @@
+"""The engine for one table: events in, rulings out. Pure: no I/O, no clock.
+
+``Engine.apply`` takes one typed event (domain.md), updates the board and the
+card tracker, asks the law code in force what each irregularity costs, and
+returns the rulings made. Incidents that span time (cards played together, a
+thrown hand) are closed when a later event shows their window has passed, or
+by ``flush()`` at the end of a journal, or ``tick(now)`` from a daemon.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tablesense.cards import SEATS, lho, partner
+from tablesense.engine.board import Board
+from tablesense.engine.errors import EngineError, InvalidEvent
+from tablesense.engine.obligations import Obligations
+from tablesense.engine.ruling import Draft, Ruling
+from tablesense.engine.tracker import Group, Position, Tracker
+from tablesense.events import (
+    BoardStart,
+    Call,
+    Claim,
+    Concede,
+    Dealt,
+    Decide,
+    Declare,
+    Event,
+    Named,
+    Object,
+    Observe,
+    Resolve,
+    Setup,
+)
+from tablesense.laws import DEFAULT_CODE, LawCode, UnknownCode, find_code
+
+# One answer closes these rulings for further `decide` events.
+ONE_ANSWER = frozenset(("lead-out-of-turn", "penalty-card-not-played", "premature-play",
+                        "cards-played-together", "new-deal", "exposed-card", "misnamed-card"))
+
+
+def visibility(o: Observe, holder: str) -> str:
+    """Could the holder's partner possibly see this card's face: yes, no or unknown."""
+    if o.face == "down":
+        return "no"
+    if o.seen_by is not None:
+        return "yes" if partner(holder) in o.seen_by else "no"
+    if o.face == "unknown" or o.level == "below" or o.zone == "floor":
+        return "unknown"
+    return "yes"
+
+
+def combined(values: list[str]) -> str:
+    if "yes" in values:
+        return "yes"
+    return "unknown" if "unknown" in values else "no"
+
+
+class Engine:
+    """One table's board state, card positions, obligations and rulings."""
+
+    def __init__(self, table: str | None = None, code: str | None = None) -> None:
+        self.table = table
+        self.code_override = code
+        if code is not None:
+            find_code(code)  # fail early on an unknown id
+        self.board: Board | None = None
+        self.law: LawCode = find_code(code or DEFAULT_CODE)
+        self.tracker = Tracker()
+        self.ob = Obligations()
+        self.rulings: list[Ruling] = []
+        self.closed: set[str] = set()
+        self.answered: set[str] = set()
+        self.known_ids: set[str] = set()
+        self.exposed: dict[str, str] = {}  # card -> ruling that already covers it
+        self.played: set[str] = set()
+        self.waiting_play: dict[str, str] = {}  # seat -> card to count at his turn
+        self.conceding: set[str] = set()
+        self.conceder: str | None = None
+        self.flags: set[str] = set()
+        self.now = 0
+        self._n = 0
+        self._out: list[Ruling] = []
+
+    # -- public API ------------------------------------------------------------
+    def apply(self, event: Event) -> list[Ruling]:
+        """Apply one event; return the rulings it made (possibly closing earlier incidents).
+
+        Raises InvalidEvent (an EngineError) when the event is not valid in the
+        board's state; the event then changes nothing, though rulings of
+        incidents that time had already closed are returned by the next call.
+        """
+        b = self.board
+        if b is None and not isinstance(event, BoardStart):
+            raise InvalidEvent("idle", event.type, "no board has started")
+        if b is not None:
+            b.check(event.type)
+        if event.t < self.now:
+            raise InvalidEvent(b.phase if b else "idle", event.type,
+                               f"time goes backwards ({event.t} < {self.now})")
+        self.now = event.t
+        self._close(self.tracker.take_expired(event.t))
+        if not isinstance(event, Observe):
+            self._close(self.tracker.take_all())
+        handler = getattr(self, "_on_" + event.type)
+        handler(event)
+        return self._take()
+
+    def flush(self) -> list[Ruling]:
+        """Close every open incident (end of a journal)."""
+        self._close(self.tracker.take_all())
+        return self._take()
+
+    def tick(self, now: int) -> list[Ruling]:
+        """Time has passed without events: close the incidents whose window is over."""
+        self._close(self.tracker.take_expired(now))
+        return self._take()
+
+    def snapshot(self) -> dict[str, Any]:
+        b = self.board
+        if b is None:
+            return {"phase": "idle", "table": self.table}
+        return {
+            "table": b.table, "board": b.number, "code": self.law.id, "phase": b.phase,
+            "dealer": b.dealer, "vul": b.vul, "declarer": b.declarer, "contract": b.contract,
+            "doubled": b.doubled, "turn": b.next_to_play() or b.turn,
+            "tricks": dict(b.won), "trick": [list(p) for p in b.trick],
+            "penalty_cards": {s: sorted(d) for s, d in self.ob.penalty.items() if d},
+            "obligations": [r.to_json() for r in self.rulings
+                            if r.id not in self.closed and r.severity != "info"],
+            "cards": {c: {"seat": p.seat, "zone": p.zone, "face": p.face}
+                      for c, p in sorted(self.tracker.pos.items())},
+        }
+
+    # -- for law codes ---------------------------------------------------------
+    @property
+    def b(self) -> Board:
+        assert self.board is not None
+        return self.board
+
+    def emit(self, d: Draft, t: int) -> Ruling:
+        b = self.b
+        self._n += 1
+        role = d.role if d.role_given else (b.role(d.offender) if d.offender else None)
+        r = Ruling(id=f"{b.table}-{b.number}-{self._n}", table=b.table, board=b.number,
+                   code=self.law.id, phase=b.phase, kind=d.kind, citation=d.citation,
+                   severity=d.severity, text=d.text, t=t, offender=d.offender, role=role,
+                   cards=d.cards, options=d.options, until=d.until, supersedes=d.supersedes)
+        self.closed.update(d.supersedes)
+        self.rulings.append(r)
+        self.known_ids.add(r.id)
+        self._out.append(r)
+        for c in d.cards:
+            self.exposed.setdefault(c, r.id)
+        return r
+
+    def ruling(self, rid: str) -> Ruling | None:
+        return next((r for r in self.rulings if r.id == rid), None)
+
+    def play(self, seat: str, card: str, t: int) -> None:
+        """Count ``card`` as played by ``seat`` in turn, with every consequence."""
+        b = self.b
+        leading = not b.trick or b.trick_complete()
+        if leading and b.trick_complete():
+            b.quit_trick()
+        self.law.before_play(self, seat, card, leading, t)
+        b.add_play(seat, card)
+        self.played.add(card)
+        self.law.after_play(self, seat, card, leading, t)
+        nxt = b.next_to_play()
+        if nxt is not None and nxt in self.waiting_play and not b.trick_complete():
+            self.play(nxt, self.waiting_play.pop(nxt), t)
+
+    # -- events ------------------------------------------------------------------
+    def _on_board(self, e: BoardStart) -> None:
+        code_id = self.code_override or e.code or DEFAULT_CODE
+        try:
+            law = find_code(code_id)
+        except UnknownCode as exc:
+            raise InvalidEvent(self.board.phase if self.board else "idle", "board",
+                               str(exc)) from None
+        if self.table is not None and e.table != self.table:
+            raise InvalidEvent("idle", "board", f"board for table {e.table} at table {self.table}")
+        self.law = law
+        self.board = Board(e.table, e.board, e.dealer, e.vul, code_id, law.whist)
+        self._new_deal()
+        self.rulings = []
+        self.closed = set()
+        self.answered = set()
+        self._n = 0
+
+    def _new_deal(self) -> None:
+        self.tracker.reset()
+        self.ob = Obligations()
+        self.exposed = {}
+        self.played = set()
+        self.waiting_play = {}
+        self.conceding = set()
+        self.conceder = None
+        self.flags = set()
+
+    def _on_setup(self, e: Setup) -> None:
+        b = self.b
+        if b.phase != "setup":
+            b.move("setup")
+            b.reset_deal()
+            self._new_deal()
+        elif b.dealt:
+            b.reset_deal()
+        b.step = e.step
+
+    def _on_dealt(self, e: Dealt) -> None:
+        b = self.b
+        hands = e.hands
+        if hands is None:
+            hands = {s: tuple(sorted(c for c, p in self.tracker.pos.items()
+                                     if p.seat == s and p.zone == "hand")) for s in SEATS}
+        b.set_deal(hands, e.dealer)
+        b.move("dealt")
+        b.step = None
+        self.flags.discard("redeal")
+
+    def _on_call(self, e: Call) -> None:
+        b = self.b
+        if b.whist and not b.whist_declared:
+            raise InvalidEvent(b.phase, "call", "no trump declaration yet")
+        self.law.before_call(self, e)
+        result = b.call(e.seat, e.call)
+        self.law.after_call(self, e)
+        if result == "over":
+            b.move("auction-over")
+            self.law.auction_end(self, e.t)
+        elif result == "passed-out":
+            b.move("passed-out")
+
+    def _on_declare(self, e: Declare) -> None:
+        self.b.declare(e.seat, e.strain)
+        self.law.after_declare(self, e)
+
+    def _on_claim(self, e: Claim) -> None:
+        self.law.on_claim(self, e)
+        self.b.move("claim")
+
+    def _on_concede(self, e: Concede) -> None:
+        b = self.b
+        if e.current:
+            if b.phase != "play":
+                raise InvalidEvent(b.phase, "concede", "a concession of the current trick "
+                                   "needs a trick in play")
+            self.conceding.add(e.seat)
+            return
+        self.law.on_claim(self, e)
+        self.conceder = e.seat
+        b.move("concede")
+
+    def _on_object(self, e: Object) -> None:
+        b = self.b
+        if b.phase != "claim" or self.conceder != partner(e.seat):
+            raise InvalidEvent(b.phase, "object", f"{e.seat}'s partner has not conceded")
+        self.conceder = None
+        b.move("object")
+
+    def _on_named(self, e: Named) -> None:
+        self.law.named(self, e)
+
+    def _on_resolve(self, e: Resolve) -> None:
+        if e.alert not in self.known_ids:
+            raise InvalidEvent(self.b.phase, "resolve", f"no alert {e.alert}")
+        self.closed.add(e.alert)
+
+    def _on_decide(self, e: Decide) -> None:
+        target = self._decidable(e)
+        self.law.decide(self, target, e)
+        if target.kind in ONE_ANSWER:
+            self.answered.add(target.id)
+
+    def _decidable(self, e: Decide) -> Ruling:
+        phase = self.b.phase
+        if e.alert is not None:
+            r = self.ruling(e.alert)
+            if r is None:
+                raise InvalidEvent(phase, "decide", f"no alert {e.alert} on this board")
+            if r.id in self.closed or r.id in self.answered:
+                raise InvalidEvent(phase, "decide", f"alert {e.alert} is no longer open")
+            if e.option not in r.options:
+                raise InvalidEvent(phase, "decide",
+                                   f"alert {e.alert} does not offer option {e.option}")
+            return r
+        for r in reversed(self.rulings):
+            if e.option in r.options and r.id not in self.closed and r.id not in self.answered:
+                return r
+        raise InvalidEvent(phase, "decide", f"no open alert offers option {e.option}")
+
+    # -- observations --------------------------------------------------------------
+    def _on_observe(self, o: Observe) -> None:
+        b = self.b
+        state = self.tracker.conflict(o)
+        if state is not None:
+            if state == "new":
+                self.law.sensor_conflict(self, o)
+            return
+        prev = self.tracker.update(o)
+        if o.zone == "gone" or b.phase == "end":
+            return
+        if b.phase == "setup":
+            if o.face == "up":
+                self.law.setup_exposure(self, o)
+            return
+        if o.zone == "trick":
+            self._to_trick(o, prev)
+        elif prev is not None and prev.zone == "trick":
+            self._from_trick(o)
+        elif o.face != "down" and o.zone in ("table", "floor"):
+            self._to_table(o, prev)
+        elif o.face == "up" and o.zone in ("hand", "detached"):
+            if prev and prev.zone == o.zone and prev.face == "up":
+                return
+            if o.card in self.exposed or o.card in self.played or self._display(o.seat):
+                return
+            self._close(self.tracker.take_all())
+            how = "held" if o.zone == "hand" else "detached"
+            self.law.exposure(self, o.seat, (o.card,), how, visibility(o, o.seat), o.t, [o])
+
+    def _display(self, seat: str) -> bool:
+        """Dummy's cards face up once the opening lead is faced are the display."""
+        b = self.b
+        return b.phase in ("play", "claim") and seat == b.dummy
+
+    def _to_trick(self, o: Observe, prev: Position | None) -> None:
+        if prev is not None and prev.zone == "trick" and not (prev.face == "down"
+                                                              and o.face != "down"):
+            return
+        if o.card in self.played:
+            return
+        self._close(self.tracker.take_holding(o.card))
+        self.tracker.join("trick", o)
+
+    def _from_trick(self, o: Observe) -> None:
+        b = self.b
+        if o.zone == "table" and o.face == "down":
+            done = [c for plays, _ in b.tricks[-1:] for _, c in plays]
+            if o.card in done or o.card in (c for _, c in b.trick):
+                self._close(self.tracker.take_all())
+                if b.trick_complete():
+                    b.quit_trick()
+                if b.all_played() and b.phase == "play":
+                    self.law.end_of_play(self, o.t)
+                    b.move("last-trick")
+            return
+        self._close(self.tracker.take_all())
+        self.law.withdrawn(self, o)
+
+    def _to_table(self, o: Observe, prev: Position | None) -> None:
+        if prev and prev.zone in ("table", "floor") and prev.face == "up":
+            return
+        if o.card in self.exposed or o.card in self.played or self._display(o.seat):
+            return
+        self._close(self.tracker.take_holding(o.card))
+        self.tracker.join("table", o)
+
+    # -- incidents -----------------------------------------------------------------
+    def _close(self, groups: list[Group]) -> None:
+        for g in sorted(groups, key=lambda g: g.first_t):
+            if g.kind == "trick":
+                self._close_trick(g)
+            else:
+                self._close_table(g)
+
+    def _close_table(self, g: Group) -> None:
+        assert g.seat is not None
+        seat, cards = g.seat, g.cards
+        vis = combined([visibility(o, seat) for o in g.items])
+        t = g.items[-1].t
+        b = self.b
+        if b.phase == "claim" or seat in self.conceding:
+            self.law.claim_exposure(self, seat, cards, vis, t)
+        elif len(cards) >= 3 and b.phase in ("play",):
+            self.law.thrown_hand(self, seat, cards, vis, t, g.items)
+        else:
+            how = "thrown" if len(cards) >= 3 else "dropped"
+            self.law.exposure(self, seat, cards, how, vis, t, g.items)
+
+    def _close_trick(self, g: Group) -> None:
+        b = self.b
+        by_seat: dict[str, list[Observe]] = {}
+        for o in g.items:
+            by_seat.setdefault(o.seat, []).append(o)
+        order = list(by_seat)
+        nxt = b.next_to_play()
+        while order:
+            seat = nxt if nxt in order else order[0]
+            order.remove(seat)
+            obs = by_seat[seat]
+            if len(obs) >= 2:
+                self.law.played_together(self, seat, obs)
+            else:
+                self.law.arrival(self, seat, obs[0])
+            nxt = b.next_to_play()
+
+    def _take(self) -> list[Ruling]:
+        out, self._out = self._out, []
+        return out
+
+
+def next_seat(seat: str) -> str:
+    return lho(seat)
+
+
+__all__ = ["Engine", "EngineError", "InvalidEvent", "Ruling"]

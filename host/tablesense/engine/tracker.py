@@ -1,0 +1,120 @@
+"""Card tracking: fuse the readers' observations into each card's position.
+
+The tracker knows where every card was last seen and turns a stream of
+``observe`` events into *movements* (a card arriving in a trick zone, a card
+coming to rest face up on the table, a card turned face up in the hand …).
+Movements that belong to one incident are grouped by time, as domain.md's
+conventions say: cards arriving in one seat's trick zone within 300 ms were
+played together; three or more cards of one seat arriving face up on the
+table within 1 s are a thrown hand. It has no clock: windows close when an
+event arrives later than the window, or on ``flush``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tablesense.events import Observe
+
+TOGETHER_MS = 300
+THROWN_MS = 1000
+
+
+@dataclass(frozen=True)
+class Position:
+    seat: str
+    zone: str
+    face: str
+    level: str
+    seen_by: tuple[str, ...] | None
+    t: int
+
+
+@dataclass
+class Group:
+    """Movements that may be one incident, still open for more."""
+
+    kind: str  # "trick" (cards arriving in trick zones) or "table" (face up at rest)
+    seat: str | None
+    first_t: int
+    window: int
+    items: list[Observe] = field(default_factory=list)
+
+    def expired(self, t: int) -> bool:
+        return t - self.first_t > self.window
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for o in self.items:
+            seen[o.card] = None
+        return tuple(seen)
+
+
+class Tracker:
+    def __init__(self) -> None:
+        self.pos: dict[str, Position] = {}
+        self.groups: list[Group] = []
+        self.conflicts: dict[str, str] = {}  # card -> the other seat that claims it
+
+    def reset(self) -> None:
+        self.pos.clear()
+        self.groups.clear()
+        self.conflicts.clear()
+
+    def where(self, card: str) -> Position | None:
+        return self.pos.get(card)
+
+    def update(self, o: Observe) -> Position | None:
+        """Record ``o``; return the card's previous position."""
+        prev = self.pos.get(o.card)
+        self.pos[o.card] = Position(o.seat, o.zone, o.face, o.level, o.seen_by, o.t)
+        return prev
+
+    def conflict(self, o: Observe) -> str | None:
+        """Is ``o`` the card at a second seat while another seat still senses it?
+
+        Returns ``"new"`` for a conflict not yet reported, ``"again"`` for one
+        already reported, ``None`` when there is none. The position stays with
+        the first seat while the conflict lasts; it ends when either seat
+        stops sensing the card.
+        """
+        prev = self.pos.get(o.card)
+        if o.zone == "gone":
+            if o.card in self.conflicts and (self.conflicts[o.card] == o.seat
+                                             or (prev and prev.seat == o.seat)):
+                other = self.conflicts.pop(o.card)
+                if prev and prev.seat == o.seat:
+                    self.pos[o.card] = Position(other, "gone", "unknown", "unknown", None, o.t)
+                return "again"
+            return None
+        if prev is not None and prev.zone != "gone" and prev.seat != o.seat:
+            state = "again" if self.conflicts.get(o.card) == o.seat else "new"
+            self.conflicts[o.card] = o.seat
+            return state
+        return None
+
+    # -- grouping ------------------------------------------------------------
+    def join(self, kind: str, o: Observe) -> None:
+        seat = None if kind == "trick" else o.seat
+        window = TOGETHER_MS if kind == "trick" else THROWN_MS
+        for g in self.groups:
+            if g.kind == kind and g.seat == seat and not g.expired(o.t):
+                g.items.append(o)
+                return
+        self.groups.append(Group(kind, seat, o.t, window, [o]))
+
+    def take_expired(self, t: int) -> list[Group]:
+        done = [g for g in self.groups if g.expired(t)]
+        self.groups = [g for g in self.groups if not g.expired(t)]
+        return done
+
+    def take_all(self) -> list[Group]:
+        done, self.groups = self.groups, []
+        return sorted(done, key=lambda g: g.first_t)
+
+    def take_holding(self, card: str) -> list[Group]:
+        """Close the groups that hold ``card`` (it is moving on)."""
+        done = [g for g in self.groups if card in g.cards]
+        self.groups = [g for g in self.groups if g not in done]
+        return done

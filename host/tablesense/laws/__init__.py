@@ -1,0 +1,24 @@
+"""Law codes: one class per code, a registry by id (python-chess variants style).
+
+>>> sorted(CODES)[:1]
+['duplicate-2017']
+"""
+
+from __future__ import annotations
+
+from tablesense.laws.base import LawCode, UnknownCode
+from tablesense.laws.duplicate2017 import Duplicate2017
+
+DEFAULT_CODE = "duplicate-2017"
+CODES: dict[str, type[LawCode]] = {cls.id: cls for cls in (Duplicate2017,)}
+
+
+def find_code(code_id: str) -> LawCode:
+    """The law code registered under ``code_id``; UnknownCode names the known ones."""
+    try:
+        return CODES[code_id]()
+    except KeyError:
+        raise UnknownCode(code_id, sorted(CODES)) from None
+
+
+__all__ = ["CODES", "DEFAULT_CODE", "LawCode", "UnknownCode", "find_code"]
