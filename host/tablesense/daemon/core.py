@@ -41,6 +41,7 @@ class CommandMessage:
     table: str
     payload: bytes
     reply: queue.Queue[dict[str, Any]] | None = None
+    trusted: bool = False
 
 
 class Daemon:
@@ -126,12 +127,16 @@ class Daemon:
         self._stop.set()
 
     # -- in-process API ----------------------------------------------------------
-    def command(self, table: str, payload: bytes | dict[str, Any],
-                timeout: float = 5.0) -> dict[str, Any]:
-        """Apply a command as if it came on ``<base>/<table>/cmd``; return the response."""
+    def command(self, table: str, payload: bytes | dict[str, Any], timeout: float = 5.0,
+                trusted: bool = False) -> dict[str, Any]:
+        """Apply a command as if it came on ``<base>/<table>/cmd``; return the response.
+
+        ``trusted=True`` also admits non-command events such as ``dealt`` (a
+        dealing machine wired in-process); see :meth:`TableRuntime.command`.
+        """
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         reply: queue.Queue[dict[str, Any]] = queue.Queue()
-        self.inbox.put(CommandMessage(table, data, reply))
+        self.inbox.put(CommandMessage(table, data, reply, trusted))
         return reply.get(timeout=timeout)
 
     def wait_delivered(self, timeout: float) -> bool:
@@ -197,7 +202,7 @@ class Daemon:
             response: dict[str, Any] = {"ok": False, "field": "(topic)",
                                         "error": f"no table {c.table!r} here"}
         else:
-            response = table.command(c.payload)
+            response = table.command(c.payload, c.trusted)
             if table.dirty:
                 self._publish_state(table)
         if c.reply is not None:

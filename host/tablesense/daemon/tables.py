@@ -27,7 +27,7 @@ from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.topics import Topics
 from tablesense.engine import Engine, EngineError, Ruling
-from tablesense.events import COMMAND_TYPES, Event, EventError, parse_event
+from tablesense.events import COMMAND_TYPES, EVENT_TYPES, Event, EventError, parse_event
 
 log = logging.getLogger("tablesense.table")
 
@@ -107,8 +107,13 @@ class TableRuntime:
             return []
         return self._apply(event) or []
 
-    def command(self, payload: bytes) -> dict[str, Any]:
-        """A command from ``<base>/<table>/cmd``; returns the response object."""
+    def command(self, payload: bytes, trusted: bool = False) -> dict[str, Any]:
+        """A command from ``<base>/<table>/cmd``; returns the response object.
+
+        ``trusted`` (in-process sources only: a dealing machine's adapter, the
+        demo) also admits the event types that domain.md does not list as
+        commands, such as ``dealt``; never observations, which come from readers.
+        """
         req: Any = None
         try:
             obj = json.loads(payload)
@@ -119,9 +124,10 @@ class TableRuntime:
             return self._reject(obj, None, "(payload)", "expected a JSON object")
         req = obj.pop("req", None)
         kind = obj.get("type")
-        if kind not in COMMAND_TYPES:
+        allowed = (set(EVENT_TYPES) - {"observe"}) if trusted else COMMAND_TYPES
+        if kind not in allowed:
             return self._reject(obj, req, "type",
-                                f"expected one of {', '.join(sorted(COMMAND_TYPES))}, got {kind!r}")
+                                f"expected one of {', '.join(sorted(allowed))}, got {kind!r}")
         if kind == "board" and "table" in obj and str(obj["table"]) != self.name:
             return self._reject(obj, req, "table",
                                 f"this is table {self.name!r}, got {obj['table']!r}")
