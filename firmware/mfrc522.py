@@ -80,7 +80,7 @@ def crc_a(data, n=-1):
 class MFRC522:
     """Chip logic; subclasses provide register transport."""
 
-    def __init__(self, timeout_ms=2):
+    def __init__(self, timeout_ms=1):
         self.timeout_ms = timeout_ms
         self.errors = 0  # frames lost to CRC/protocol/BCC errors since boot
 
@@ -270,7 +270,7 @@ class MFRC522:
 class MFRC522SPI(MFRC522):
     """SPI transport: address byte ``0 a5..a0 0`` (bit 7 set to read), mode 0, <= 10 MHz."""
 
-    def __init__(self, spi, cs, timeout_ms=2):
+    def __init__(self, spi, cs, timeout_ms=1):
         super().__init__(timeout_ms)
         self._spi = spi
         self._cs = cs

@@ -6,12 +6,15 @@ for host frames, a watchdog (anything with ``feed()``) and a ms clock. On the
 board these are the USB CDC stdio streams and ``machine.WDT``; in the sim a
 pty and a no-op watchdog.
 
-Protocol (hardware/protocol.md): HELLO on boot, then OBSERVE per committed
-change, FAULT per new sensor fault, HEARTBEAT every second. Every frame sent
-is kept in a ring of the last ``ring`` frames; RESEND {from_seq} sends the
-frames from that seq on again, byte for byte (same seq). CONFIG {seat,
-scan_ms, debounce_ms} takes effect at the next scan and is answered by ACK
-{ack_seq: the CONFIG's seq}.
+Protocol (hardware/protocol.md section 4-5): HELLO at boot and once a second
+until a CONFIG for this reader's id arrives; CONFIG {seat, scan_ms,
+debounce_ms (0 = the boot default)} is applied and answered by ACK {ack_seq:
+the CONFIG's seq}, and only then does scanning start. Then OBSERVE per
+committed change, FAULT per new sensor fault, HEARTBEAT every second.
+OBSERVE/FAULT frames are kept in a ring of ``ring`` frames; RESEND {from_seq}
+sends the kept ones from that seq on again, byte for byte (same seq). A host
+ACK {ack_seq} is cumulative; a kept frame pushed out of the ring before it
+was acked counts in HEARTBEAT ``dropped``.
 """
 
 import asyncio
@@ -28,7 +31,7 @@ HEARTBEAT_MS = 1000
 class Reader:
     def __init__(
         self, scanner, out, inp=None, seat="N", reader_id=None, scan_ms=50, debounce_ms=60,
-        serial="TS-0", ring=64, wdt=None, clock=ticks_ms,
+        serial="TS-0", ring=64, wdt=None, clock=ticks_ms, autostart=False,
     ):
         self.scanner = scanner
         self.out = out
@@ -42,7 +45,10 @@ class Reader:
         self.t0 = clock()
         self.seq = 0
         self.debouncer = Debouncer()
+        self.default_debounce_ms = debounce_ms
         self.set_debounce(debounce_ms)
+        self.configured = autostart  # scanning starts after the first CONFIG
+        self.acked = -1  # host's cumulative ACK (-1: none yet)
         self._ring: list = [None] * ring  # (seq, frame bytes) or None
         self._ri = 0
         self.dropped = 0  # frames asked for again but no longer in the ring
@@ -56,8 +62,12 @@ class Reader:
 
     def send(self, mtype, fields):
         frame = codec.encode(mtype, fields, self.reader_id, self.seq)
-        self._ring[self._ri] = (self.seq, frame)
-        self._ri = (self._ri + 1) % len(self._ring)
+        if mtype in (codec.OBSERVE, codec.FAULT, codec.CALL):
+            old = self._ring[self._ri]
+            if old is not None and (self.acked < 0 or codec.seq_delta(old[0], self.acked) > 0):
+                self.dropped += 1
+            self._ring[self._ri] = (self.seq, frame)
+            self._ri = (self._ri + 1) % len(self._ring)
         self.seq = codec.seq_next(self.seq)
         self._write(frame)
         return frame
@@ -82,7 +92,7 @@ class Reader:
         })
 
     def resend(self, from_seq):
-        """Send again every frame in the ring from ``from_seq`` on, oldest first."""
+        """Send again every kept frame from ``from_seq`` on, oldest first; how many."""
         n = len(self._ring)
         newest = codec.seq_delta(self.seq, from_seq)  # frames from from_seq to now
         if newest <= 0:
@@ -93,11 +103,12 @@ class Reader:
             if item is not None and 0 <= codec.seq_delta(item[0], from_seq) < newest:
                 self._write(item[1])
                 sent += 1
-        self.dropped += newest - sent
         return sent
 
     # -- configuration -------------------------------------------------------
     def set_debounce(self, ms):
+        if ms <= 0:
+            ms = self.default_debounce_ms
         if ms <= 0:
             self.debouncer.configure(0, 1, 2, 0)
         else:
@@ -106,12 +117,17 @@ class Reader:
 
     def handle(self, frame):
         """One frame from the host."""
+        if frame.reader != self.reader_id:
+            return  # on a shared bus: for another reader
         if frame.mtype == codec.CONFIG:
             f = frame.fields
             self.seat = f["seat"]
             self.scan_ms = f["scan_ms"]
             self.set_debounce(f.get("debounce_ms", 0))
             self.send(codec.ACK, {"ack_seq": frame.seq})
+            self.configured = True
+        elif frame.mtype == codec.ACK:
+            self.acked = frame.fields["ack_seq"]
         elif frame.mtype == codec.RESEND:
             self.resend(frame.fields["from_seq"])
 
@@ -141,6 +157,10 @@ class Reader:
             self.wdt.feed()
 
     async def scan_loop(self):
+        while not self.configured:
+            if self.wdt is not None:
+                self.wdt.feed()
+            await asyncio.sleep_ms(20)
         while True:
             start = self.clock()
             settle = self.scanner.begin()
@@ -153,7 +173,10 @@ class Reader:
     async def heartbeat_loop(self):
         while True:
             await asyncio.sleep_ms(HEARTBEAT_MS)
-            self.heartbeat()
+            if self.configured:
+                self.heartbeat()
+            else:
+                self.hello()  # until the host's CONFIG (protocol.md section 4)
 
     async def rx_loop(self):
         # read(n) on a blocking stream waits for all n bytes, so take one byte

@@ -199,7 +199,8 @@ def test_reader_ring_resend_and_config() -> None:
     out = Out()
     sc = Canned()
     t = [0]
-    r = Reader(sc, out, seat="E", scan_ms=20, debounce_ms=0, ring=4, clock=lambda: t[0])
+    r = Reader(sc, out, seat="E", scan_ms=20, debounce_ms=0, ring=4, clock=lambda: t[0],
+               autostart=True)
     r.hello()
     for i, c in enumerate(["SA", "SK", "SQ", "SJ", "ST"]):
         sc.seen[c] = HAND
@@ -210,10 +211,11 @@ def test_reader_ring_resend_and_config() -> None:
     assert got[1].fields["seat"] == "E" and got[1].reader == 2
     out.data.clear()
     r.resend(3)  # 3, 4, 5 are in the 4-frame ring
-    assert [f.seq for f in frames(out)] == [3, 4, 5] and r.dropped == 0
+    assert [f.seq for f in frames(out)] == [3, 4, 5]
+    assert r.dropped == 1  # OBSERVE 1 was pushed out of the 4-frame ring before any ACK
     out.data.clear()
-    r.resend(0)  # 0 and 1 fell out of the ring
-    assert [f.seq for f in frames(out)] == [2, 3, 4, 5] and r.dropped == 2
+    r.resend(0)  # HELLO 0 is never kept; OBSERVE 1 fell out of the ring unacked
+    assert [f.seq for f in frames(out)] == [2, 3, 4, 5] and r.dropped == 1
     out.data.clear()
     cfg = tablesense.codec.encode(tablesense.codec.CONFIG, {"seat": "W", "scan_ms": 80,
                                                             "debounce_ms": 100}, 2, 9)
@@ -222,6 +224,20 @@ def test_reader_ring_resend_and_config() -> None:
     ack = frames(out)
     assert ack[0].mtype == tablesense.codec.ACK and ack[0].fields == {"ack_seq": 9}
     assert (r.seat, r.scan_ms, r.debouncer.ms) == ("W", 80, 100)
+    # debounce_ms 0 means "the reader's default"; a CONFIG for another id is ignored
+    r.feed(tablesense.codec.encode(tablesense.codec.CONFIG, {"seat": "N", "scan_ms": 50,
+                                                             "debounce_ms": 0}, 2, 10))
+    assert (r.seat, r.debounce_ms) == ("N", 0)
+    r.feed(tablesense.codec.encode(tablesense.codec.CONFIG, {"seat": "S", "scan_ms": 50}, 3, 11))
+    assert r.seat == "N"
+
+
+def test_reader_waits_for_config_and_repeats_hello() -> None:
+    out = Out()
+    r = Reader(Canned(), out, seat="N")
+    assert not r.configured
+    r.feed(tablesense.codec.encode(tablesense.codec.CONFIG, {"seat": "N", "scan_ms": 50}, 1, 0))
+    assert r.configured and frames(out)[-1].mtype == tablesense.codec.ACK
 
 
 def _mpy_cross() -> str:

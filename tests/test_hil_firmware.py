@@ -59,8 +59,16 @@ class Host:
                 assert isinstance(item, codec.Frame), item
                 self.frames.append(item)
 
-    def send(self, mtype: int, fields: dict[str, object], seq: int = 0) -> None:
-        self.port.write(codec.encode(mtype, fields, reader=1, seq=seq))
+    def send(self, mtype: int, fields: dict[str, object], seq: int = 0, reader: int = 1) -> None:
+        self.port.write(codec.encode(mtype, fields, reader=reader, seq=seq))
+
+    def handshake(self, seat: str = "N", scan_ms: int = 20, debounce_ms: int = 40,
+                  reader: int = 1) -> None:
+        """HELLO -> CONFIG -> ACK (protocol.md section 4); scanning starts after it."""
+        self.pump(lambda fs: bool(self.of(codec.HELLO)), 5.0)
+        self.send(codec.CONFIG, {"seat": seat, "scan_ms": scan_ms, "debounce_ms": debounce_ms},
+                  seq=0, reader=reader)
+        self.pump(lambda fs: bool(self.of(codec.ACK)), 3.0)
 
     def of(self, mtype: int) -> list[codec.Frame]:
         return [f for f in self.frames if f.mtype == mtype]
@@ -92,6 +100,7 @@ def test_scenario_becomes_exact_observations(reader: SimReader) -> None:
     want = expected_observations(SCENARIO, "N")
     host = Host(reader)
     try:
+        host.handshake()
         host.pump(lambda fs: len(observed(fs)) >= len(want) and bool(host.of(codec.FAULT)), 8.0)
         assert host.frames[0].mtype == codec.HELLO
         assert host.frames[0].fields["kind"] == "rfid"
@@ -111,6 +120,7 @@ def test_scenario_becomes_exact_observations(reader: SimReader) -> None:
 def test_resend_recovers_lost_frames(reader: SimReader) -> None:
     host = Host(reader)
     try:
+        host.handshake()
         host.pump(lambda fs: len(observed(fs)) >= 7, 5.0)
         first = {f.seq: f for f in host.frames}
         lost_from = 2  # pretend frames 2.. never arrived
@@ -130,6 +140,7 @@ def test_restart_sends_hello_and_restarts_sequence() -> None:
     r1 = start_reader("N", SCENARIO)
     try:
         host = Host(r1)
+        host.handshake()
         host.pump(lambda fs: len(fs) >= 3, 5.0)
         host.close()
     finally:
@@ -138,9 +149,9 @@ def test_restart_sends_hello_and_restarts_sequence() -> None:
     r2 = start_reader("N", SCENARIO)
     try:
         host = Host(r2)
-        host.pump(lambda fs: len(fs) >= 2, 5.0)
+        host.handshake()
         assert host.frames[0].mtype == codec.HELLO and host.frames[0].seq == 0
-        assert host.frames[1].seq == 1
+        assert host.frames[1].mtype == codec.ACK and host.frames[1].seq == 1
         host.close()
     finally:
         r2.stop()
@@ -155,11 +166,12 @@ def test_config_changes_seat_and_period(tmp_path: Path) -> None:
     r = start_reader("N", scen, scan_ms=20, debounce_ms=40)
     try:
         host = Host(r)
+        host.handshake("N", 20, 40)
         host.pump(lambda fs: len(observed(fs)) >= 1, 4.0)
         assert observed(host.frames)[0]["seat"] == "N"
         host.send(codec.CONFIG, {"seat": "S", "scan_ms": 100, "debounce_ms": 0}, seq=5)
-        host.pump(lambda fs: bool(host.of(codec.ACK)), 3.0)
-        assert host.of(codec.ACK)[0].fields == {"ack_seq": 5}
+        host.pump(lambda fs: len(host.of(codec.ACK)) >= 2, 3.0)
+        assert host.of(codec.ACK)[1].fields == {"ack_seq": 5}
         host.pump(lambda fs: len(observed(fs)) >= 2, 4.0)
         obs = observed(host.frames)[1]
         assert obs["seat"] == "S" and obs["zone"] == "trick"
@@ -186,6 +198,7 @@ def test_camera_reader_reports_face_seen_by_conf(tmp_path: Path) -> None:
     r = start_reader("W", scen, kind="camera")
     try:
         host = Host(r)
+        host.handshake("W", reader=4)
         host.pump(lambda fs: len(observed(fs)) >= len(want), 4.0)
         assert host.frames[0].fields["kind"] == "camera"
         assert observed(host.frames) == want

@@ -28,7 +28,8 @@ ZONES = ("hand", "table", "trick")
 
 def args(argv):
     opts = {"--seat": "N", "--scenario": "", "--kind": "rfid", "--scan-ms": "20",
-            "--debounce-ms": "40", "--reader-id": "", "--serial": "", "--settle-ms": "0"}
+            "--debounce-ms": "40", "--reader-id": "", "--serial": "", "--settle-ms": "0",
+            "--autostart": "0"}
     i = 1
     while i < len(argv):
         if argv[i] == "--stats":
@@ -59,6 +60,7 @@ def build(opts):
         scanner, sys.stdout.buffer, sys.stdin.buffer, seat=seat, reader_id=rid,
         scan_ms=int(opts["--scan-ms"]), debounce_ms=int(opts["--debounce-ms"]),
         serial=opts["--serial"] or "SIM-" + seat, wdt=WDT(2000),
+        autostart=opts["--autostart"] == "1",
     )
     return world, reader
 

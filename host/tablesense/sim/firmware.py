@@ -133,12 +133,16 @@ def start_reader(
     reader_id: int | None = None,
     serial: str | None = None,
     settle_ms: int = 0,
+    autostart: bool = False,
     micropython: str | None = None,
 ) -> SimReader:
     """Boot a simulated reader for ``seat`` playing ``scenario_path`` (JSON lines).
 
-    Returns once the VM runs; its HELLO is waiting on ``.port``. Scenario times
-    count from the VM's boot.
+    Returns once the VM runs; its HELLO is waiting on ``.port``. As the
+    protocol says, the reader scans only after the host's CONFIG (reader id
+    ``reader_id``, default seat index + 1: N=1 .. W=4); ``autostart=True``
+    skips that wait (for demos without a host). Scenario times count from
+    the VM's boot; events before the CONFIG show up at the first scan.
     """
     if seat not in SEATS:
         raise ValueError(f"seat {seat!r}: expected one of N E S W")
@@ -150,7 +154,7 @@ def start_reader(
     shutil.copyfile(tablesense.codec.__file__, workdir / "codec.py")
     argv = [exe, str(fw / "sim" / "main.py"), "--seat", seat, "--kind", kind,
             "--scan-ms", str(scan_ms), "--debounce-ms", str(debounce_ms),
-            "--settle-ms", str(settle_ms)]
+            "--settle-ms", str(settle_ms), "--autostart", "1" if autostart else "0"]
     if scenario_path is not None:
         argv += ["--scenario", str(Path(scenario_path).resolve())]
     if reader_id is not None:
