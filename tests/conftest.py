@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -69,6 +70,8 @@ class Broker:
         if self.ws_port is not None:
             lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets"]
         lines.append("per_listener_settings false")
+        # started as root mosquitto drops to user "mosquitto", who cannot read tmp_path
+        lines.append(f"user {pwd.getpwuid(os.geteuid()).pw_name}")
         if self.users:
             pw = self.dir / "passwd"
             pw.write_text("")
