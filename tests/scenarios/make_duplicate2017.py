@@ -1,0 +1,342 @@
+"""Writes the duplicate-2017 golden scenario journals (tests/scenarios/duplicate-2017/).
+
+Run: python tests/scenarios/make_duplicate2017.py — then review the rulings
+with ``tablesense replay`` and store them as NAME.rulings.jsonl (see
+tests/scenarios/README.md). Deal and auction are the contract's example:
+3NT by North, East leads, South is dummy, West is the leader's partner.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from script import DEAL, Script
+
+CODE = "duplicate-2017"
+OUT = Path(__file__).parent / CODE
+SCENARIOS: dict[str, Callable[[], Script]] = {}
+DUMMY = [c for c in DEAL["S"] if c != "CA"]
+
+
+def scenario(fn: Callable[[], Script]) -> Callable[[], Script]:
+    SCENARIOS[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def auction_done() -> Script:
+    return Script(CODE).dealt().auction("1N P 3N P P P")
+
+
+def after_two_tricks() -> Script:
+    """East on lead at trick 3 (East won trick 2)."""
+    s = auction_done().play("E:CK")
+    s.spread("S", DEAL["S"])
+    s.play("S:CA W:CJ N:C3").quit("E:CK S:CA W:CJ N:C3")
+    return s.trick("S:S3 W:S4 N:ST E:SJ")
+
+
+@scenario
+def minor_penalty_card() -> Script:
+    s = after_two_tricks().drop("E", "C5", seen_by=["N", "S", "W"])
+    s.trick("E:C5 S:CQ W:H5 N:C6")
+    return s.cmd("claim", seat="N")
+
+
+@scenario
+def major_honour_dropped() -> Script:
+    s = after_two_tricks().drop("W", "HK").cmd("decide", option="pc-remains")
+    return s.trick("E:C9 S:CQ W:HK N:C6")
+
+
+@scenario
+def minor_becomes_major() -> Script:
+    s = after_two_tricks().drop("E", "C5").drop("E", "C4")
+    return s
+
+
+@scenario
+def held_towards_partner() -> Script:
+    # Not West's turn (East is on lead): a card held out face up that East can see.
+    return after_two_tricks().obs("W", "SQ", "detached", seen_by=["E", "N"])
+
+
+@scenario
+def deemed_played() -> Script:
+    s = after_two_tricks().play("E:C9 S:CQ")
+    return s.obs("W", "H9", "detached", seen_by=["E", "N"]).play("N:C6")
+
+
+@scenario
+def named_card() -> Script:
+    return after_two_tricks().cmd("named", seat="E", card="DK")
+
+
+@scenario
+def shown_to_opponent_only() -> Script:
+    return after_two_tricks().drop("E", "C4", seen_by=["S"])
+
+
+@scenario
+def floor_cannot_tell() -> Script:
+    return after_two_tricks().drop("E", "D6", zone="floor", level="below")
+
+
+@scenario
+def declarer_drops_card() -> Script:
+    return after_two_tricks().drop("N", "H3")
+
+
+@scenario
+def declarer_faces_hand_claim() -> Script:
+    s = after_two_tricks().play("E:C9 S:CQ W:H5 N:C6").quit("E:C9 S:CQ W:H5 N:C6")
+    return s.spread("N", ["S2", "HA", "HQ", "H6", "H4", "H3", "DA", "D5", "D2", "C7"])
+
+
+@scenario
+def declarer_spreads_as_dummy() -> Script:
+    s = auction_done().play("E:CK")
+    return s.spread("N", DEAL["N"])
+
+
+@scenario
+def auction_spot_card_defender() -> Script:
+    s = Script(CODE).dealt().call("N", "1N").drop("E", "C4", seen_by=["W", "N", "S"])
+    return s.auction("P 3N P P P", first="E")
+
+
+@scenario
+def auction_honour_partner_must_pass() -> Script:
+    s = Script(CODE).dealt().call("N", "1N").drop("E", "SK")
+    return s.auction("P 3N P P P", first="E")
+
+
+@scenario
+def auction_two_cards() -> Script:
+    s = Script(CODE).dealt().call("N", "1N").drop("E", "C4").call("E", "P")
+    s.drop("E", "C5").auction("3N P P P", first="S")
+    return s
+
+
+@scenario
+def auction_future_dummy_restored() -> Script:
+    s = Script(CODE).dealt().call("N", "1N").call("E", "P").drop("S", "DT")
+    return s.auction("3N P P P", first="S")
+
+
+@scenario
+def auction_compulsory_pass_broken() -> Script:
+    s = Script(CODE).dealt().call("N", "1N").drop("E", "DK").call("E", "P").call("S", "3N")
+    return s.auction("X P P P", first="W")
+
+
+@scenario
+def auction_premature_lead() -> Script:
+    s = Script(CODE).dealt().call("N", "1N").obs("E", "CK", "trick")
+    return s.auction("P 3N P P P", first="E")
+
+
+@scenario
+def before_first_call() -> Script:
+    return Script(CODE).dealt().drop("E", "C4").auction("1N P 3N P P P")
+
+
+@scenario
+def exposed_during_deal() -> Script:
+    s = Script(CODE).setup("shuffle").setup("deal").obs("E", "HA", "table")
+    s.obs("E", "S2", "table")
+    return s.setup("shuffle").setup("deal").dealt().auction("1N P 3N P P P")
+
+
+@scenario
+def opening_lead_out_of_turn_accepted() -> Script:
+    s = auction_done().play("W:D3").cmd("decide", option="accept-lead")
+    s.play("N:D2 E:D6").spread("S", DEAL["S"])
+    return s.play("S:DQ")
+
+
+@scenario
+def opening_lead_out_of_turn_refused() -> Script:
+    s = auction_done().play("W:D3").cmd("decide", option="refuse-lead")
+    s.obs("W", "D3", "table")
+    s.cmd("decide", option="require-lead-suit")
+    return s.play("E:D6").spread("S", DEAL["S"]).play("S:DT W:D3 N:D2")
+
+
+@scenario
+def opening_lead_out_of_turn_become_dummy() -> Script:
+    s = auction_done().play("W:D3").cmd("decide", option="become-dummy")
+    s.spread("N", DEAL["N"])
+    return s.play("N:D2 E:D6 S:DQ")
+
+
+@scenario
+def declarer_spreads_after_lead_out_of_turn() -> Script:
+    s = auction_done().play("W:D3")
+    return s.spread("N", DEAL["N"]).play("N:D2 E:D6 S:DQ")
+
+
+@scenario
+def lead_out_of_turn_in_play_refused() -> Script:
+    s = after_two_tricks().play("W:H5").cmd("decide", option="refuse-lead")
+    return s.obs("W", "H5", "table").cmd("decide", option="pc-remains").play("E:C9")
+
+
+@scenario
+def lead_out_of_turn_accepted_by_play() -> Script:
+    s = after_two_tricks().play("W:H5")
+    return s.play("N:H3 E:H7 S:HJ")
+
+
+@scenario
+def declarer_leads_from_wrong_hand() -> Script:
+    # Dummy won trick 1; declarer leads from his own hand instead.
+    s = auction_done().play("E:CK").spread("S", DEAL["S"])
+    s.trick("S:CA W:CJ N:C3").play("N:H3")
+    return s.cmd("decide", option="refuse-lead").obs("N", "H3", "hand", "down").play("S:S3")
+
+
+@scenario
+def premature_play_before_partner() -> Script:
+    s = after_two_tricks().trick("E:D6 S:DT W:D3 N:DA")
+    s.play("N:H3 W:H5")  # West plays before East (second hand) has played
+    s.cmd("decide", option="require-lowest").obs("W", "H5", "table")
+    return s.play("E:H7 S:HJ W:H5")
+
+
+@scenario
+def play_before_rho_legal() -> Script:
+    s = after_two_tricks().play("E:D6 W:D3")  # West plays before dummy
+    return s.play("S:DT N:DA")
+
+
+@scenario
+def cards_played_together_one_visible() -> Script:
+    s = after_two_tricks()
+    return s.together("E", ["C9", "C8"], faces=["up", "down"]).play("S:CQ")
+
+
+@scenario
+def cards_played_together_both_visible() -> Script:
+    s = after_two_tricks().together("E", ["C9", "C4"])
+    return s.obs("E", "C4", "table").play("S:CQ W:H5 N:C6")
+
+
+@scenario
+def penalty_card_not_played_refused() -> Script:
+    s = after_two_tricks().trick("E:D6 S:DT W:D3 N:DA")
+    s.drop("E", "DK").play("N:D2 E:DJ").cmd("decide", option="refuse-play")
+    return s.obs("E", "DJ", "table").play("E:DK")
+
+
+@scenario
+def minor_penalty_card_small_card_played() -> Script:
+    s = after_two_tricks().drop("E", "C5")
+    return s.play("E:C4")
+
+
+@scenario
+def minor_penalty_card_honour_played() -> Script:
+    s = after_two_tricks().drop("E", "C5")
+    return s.play("E:CT S:CQ W:H5 N:C6")
+
+
+@scenario
+def lead_options_each_time() -> Script:
+    # West's SQ stays a penalty card while West must follow in diamonds; declarer
+    # chooses again each time East is on lead.
+    s = after_two_tricks().drop("W", "SQ").cmd("decide", option="pc-remains")
+    s.trick("E:DK S:DT W:D3 N:D2").cmd("decide", option="pc-remains")
+    return s.trick("E:DJ S:DQ W:D4 N:DA")
+
+
+@scenario
+def penalty_card_led_by_its_holder() -> Script:
+    s = after_two_tricks().drop("W", "SQ").cmd("decide", option="pc-remains")
+    s.trick("E:D6 S:DT W:D3 N:DA").trick("N:H3 E:H7 S:H2 W:HK")
+    return s.play("W:SQ")
+
+
+@scenario
+def partner_leads_before_option() -> Script:
+    s = after_two_tricks().drop("W", "SQ")
+    return s.play("E:C9")
+
+
+@scenario
+def lead_restriction_forbid_suit() -> Script:
+    s = after_two_tricks().drop("W", "HK").drop("W", "D9")
+    s.cmd("decide", option="forbid-lead-suit", suit="H")
+    return s.play("E:H7")
+
+
+@scenario
+def revoke_established() -> Script:
+    s = after_two_tricks().trick("E:D6 S:DT W:H5 N:DA")  # West holds diamonds
+    return s.play("N:H3 E:H7")
+
+
+@scenario
+def revoke_corrected() -> Script:
+    s = after_two_tricks().trick("E:D6 S:DT W:D3 N:DA").play("N:C7 E:DJ")
+    return s.obs("E", "DJ", "hand", "down").play("E:C4 S:C2 W:H5")
+
+
+@scenario
+def claim_then_defenders_show() -> Script:
+    s = after_two_tricks().cmd("claim", seat="N")
+    s.spread("E", ["SK", "S6", "H7"])
+    return s.spread("W", ["SA", "SQ", "HK"])
+
+
+@scenario
+def concession_partner_objects() -> Script:
+    s = after_two_tricks().cmd("concede", seat="E")
+    s.spread("E", ["SK", "S6", "H7"]).cmd("object", seat="W")
+    return s.obs("E", "SK", "hand", "down").play("E:C9 S:CQ")
+
+
+@scenario
+def concede_current_trick() -> Script:
+    s = after_two_tricks().play("E:C9 S:CQ").cmd("concede", seat="W", current=True)
+    return s.drop("W", "H5")
+
+
+@scenario
+def sensor_conflict() -> Script:
+    s = after_two_tricks().obs("E", "CT", "hand", "down").obs("W", "CT", "hand", "down")
+    return s.obs("W", "CT", "hand", "down").obs("W", "CT", "gone").play("E:CT")
+
+
+@scenario
+def defender_throws_hand() -> Script:
+    return after_two_tricks().spread("W", ["SA", "SQ", "HK", "H9"])
+
+
+@scenario
+def before_opening_lead_defender() -> Script:
+    return auction_done().drop("W", "D9").play("E:D6")
+
+
+@scenario
+def before_opening_lead_dummy() -> Script:
+    return auction_done().drop("S", "DT").play("E:CK")
+
+
+@scenario
+def face_down_opening_lead() -> Script:
+    s = auction_done().obs("E", "CK", "trick", "down").obs("E", "CK", "trick", "up")
+    return s.spread("S", DEAL["S"]).play("S:CA")
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, make in SCENARIOS.items():
+        make().write(OUT / f"{name}.jsonl")
+    print(f"wrote {len(SCENARIOS)} journals to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

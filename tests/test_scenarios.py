@@ -1,0 +1,59 @@
+"""Golden scenarios: every journal under tests/scenarios/<code>/ replays to exactly the
+rulings stored beside it (all fields but the free-prose ``text``), and the contract's own
+worked examples in ../shared/spec/examples replay to theirs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tablesense.engine import Ruling
+from tablesense.replay import replay_lines
+
+HERE = Path(__file__).parent
+SCENARIOS = sorted(p for p in (HERE / "scenarios").glob("*/*.jsonl")
+                   if not p.name.endswith(".rulings.jsonl"))
+CONTRACT = HERE.parent.parent / "shared" / "spec" / "examples"
+EXAMPLES = sorted(p for p in CONTRACT.glob("*.jsonl") if not p.name.endswith(".rulings.jsonl"))
+
+
+def rulings_of(journal: Path) -> tuple[list[dict[str, object]], list[str]]:
+    with journal.open() as f:
+        out = list(replay_lines(f))
+    return ([r.to_json() for r in out if isinstance(r, Ruling)],
+            [m for m in out if isinstance(m, str)])
+
+
+def expected_of(journal: Path) -> list[dict[str, object]]:
+    path = journal.with_name(journal.stem + ".rulings.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def without_prose(rulings: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{k: v for k, v in r.items() if k != "text"} for r in rulings]
+
+
+@pytest.mark.parametrize("journal", SCENARIOS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_scenario_replays_to_its_rulings(journal: Path) -> None:
+    got, errors = rulings_of(journal)
+    assert errors == []
+    assert without_prose(got) == without_prose(expected_of(journal))
+    for r in got:
+        assert isinstance(r["text"], str) and len(r["text"]) > 20
+
+
+@pytest.mark.skipif(not EXAMPLES, reason="../shared/spec/examples not beside the checkout")
+@pytest.mark.parametrize("journal", EXAMPLES, ids=lambda p: p.stem)
+def test_contract_example(journal: Path) -> None:
+    got, errors = rulings_of(journal)
+    assert errors == []
+    want = expected_of(journal)
+    strip = [{k: v for k, v in r.items() if k not in ("text", "citation")} for r in want]
+    assert [{k: v for k, v in r.items() if k not in ("text", "citation")} for r in got] == strip
+
+
+def test_every_scenario_has_rulings_file() -> None:
+    assert len(SCENARIOS) >= 40
+    for journal in SCENARIOS:
+        assert journal.with_name(journal.stem + ".rulings.jsonl").exists(), journal
