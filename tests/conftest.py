@@ -244,6 +244,7 @@ class PtyReader:
         self.sent: dict[int, bytes] = {}
         self.received: list[object] = []
         self.auto_resend = True
+        self.auto_ack_config = True
         self.lock = threading.Lock()
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
@@ -257,7 +258,8 @@ class PtyReader:
     def frame(self, mtype: int, fields: dict[str, object]) -> bytes:
         with self.lock:
             data = self.codec.encode(mtype, fields, reader=self.reader, seq=self.seq)
-            self.sent[self.seq] = data
+            if mtype in (self.codec.OBSERVE, self.codec.CALL, self.codec.FAULT):
+                self.sent[self.seq] = data  # what a reader keeps for RESEND
             self.seq = (self.seq + 1) & 0xFFFF
             return data
 
@@ -329,6 +331,8 @@ class PtyReader:
                     continue
                 with self.lock:
                     self.received.append(f)
+                if f.mtype == self.codec.CONFIG and self.auto_ack_config:
+                    self.write(self.frame(self.codec.ACK, {"ack_seq": f.seq}))
                 if f.mtype == self.codec.RESEND and self.auto_resend:
                     start = f.fields["from_seq"]
                     with self.lock:

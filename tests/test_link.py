@@ -48,7 +48,8 @@ class Collector:
 
     def cards(self, seat: str | None = None) -> list[str]:
         return [m.frame.fields["card"] for m in list(self.items)
-                if m.frame is not None and (seat is None or m.seat == seat)]
+                if m.frame is not None and m.frame.mtype == codec.OBSERVE
+                and (seat is None or m.seat == seat)]
 
     def stop(self) -> None:
         self._stop.set()
@@ -83,7 +84,7 @@ CARDS = ["SA", "SK", "SQ", "SJ", "ST", "S9", "S8", "S7", "S6", "S5", "S4", "S3",
 
 def test_handshake_config_and_ack(pty_readers, links) -> None:
     r = pty_readers(reader=1, serial="RDR-E-1")
-    _link, col = links("E", lambda: r.path)
+    link, col = links("E", lambda: r.path)
     r.hello()
     assert until(lambda: r.host_frames(codec.CONFIG))
     cfg = r.host_frames(codec.CONFIG)[0]
@@ -91,8 +92,10 @@ def test_handshake_config_and_ack(pty_readers, links) -> None:
     assert until(lambda: col.kinds() == ["online"])
     online = next(m for m in col.items if m.kind == "online")
     assert online.health["serial"] == "RDR-E-1" and online.health["state"] == "online"
+    assert cfg.reader == 1  # type: ignore[attr-defined]  # addressed to the reader's own id
     seq = r.beat()
     assert until(lambda: any(f.fields == {"ack_seq": seq} for f in r.host_frames(codec.ACK)))
+    assert link.counters["config_retries"] == 0
     r.observe("SA", seat="E", t=77)
     assert until(lambda: col.cards() == ["SA"])
     m = next(m for m in col.items if m.frame is not None)
@@ -181,12 +184,27 @@ def test_gap_never_filled_is_given_up_and_counted() -> None:
     s = Sequencer(resend_timeout_ms=100, max_retries=1)
     f = [codec.Frame(codec.OBSERVE, {"n": i}, seq=i) for i in range(5)]
     assert s.accept(codec.Frame(codec.HELLO, {}, seq=0), 0)
-    assert s.accept(f[1], 0) == [f[1]]
-    assert s.accept(f[3], 0) == [] and s.take_resend() == 2
+    assert s.accept(f[1], 0) == [(f[1], 0)]
+    assert s.accept(f[3], 7) == [] and s.take_resend() == 2
     assert s.tick(50) == [] and s.take_resend() is None
     assert s.tick(150) == [] and s.take_resend() == 2  # asked once more
-    assert s.tick(300) == [f[3]]
-    assert s.counters["lost"] == 1 and s.accept(f[4], 301) == [f[4]]
+    assert s.tick(300) == [(f[3], 7)]  # delivered with the time it arrived
+    assert s.counters["lost"] == 1 and s.accept(f[4], 301) == [(f[4], 301)]
+
+
+def test_a_lost_heartbeat_does_not_hold_observations_back() -> None:
+    """Heartbeats are never resent: the first resent frame shows the gap is unfillable."""
+    s = Sequencer(resend_timeout_ms=10_000)
+    hb = codec.Frame(codec.HEARTBEAT, {}, seq=5)
+    o6, o7, o8 = (codec.Frame(codec.OBSERVE, {}, seq=n) for n in (6, 7, 8))
+    s.accept(codec.Frame(codec.HELLO, {}, seq=4), 0)
+    assert s.accept(o6, 1) == [] and s.accept(o7, 2) == []  # hb 5 lost on the wire
+    assert s.take_resend() == 5
+    # the reader resends what it kept from 5 on: 6 and 7 (not the heartbeat)
+    assert s.accept(o6, 3) == [(o6, 1), (o7, 2)]
+    assert s.accept(o7, 4) == [] and s.accept(o8, 5) == [(o8, 5)]
+    assert s.counters["lost"] == 1 and s.counters["duplicates"] == 2
+    assert hb.seq == 5
 
 
 def test_a_flooding_reader_does_not_stall_a_healthy_one(pty_readers, links) -> None:
@@ -224,3 +242,27 @@ def test_a_flooding_reader_does_not_stall_a_healthy_one(pty_readers, links) -> N
     finally:
         stop.set()
         flooder.join(2)
+
+
+@pytest.mark.hil
+def test_the_real_firmware_in_the_vm_through_a_link(links) -> None:
+    """The reader firmware (MicroPython VM, behind a pty) handshakes with the link."""
+    from pathlib import Path
+
+    sim = pytest.importorskip("tablesense.sim.firmware")
+    try:
+        sim.find_micropython()
+    except RuntimeError:
+        pytest.skip("no MicroPython unix VM")
+    scenario = Path(__file__).parent / "data" / "sim-north.jsonl"
+    want = sim.expected_observations(scenario, "N")
+    with sim.start_reader("N", scenario, serial="SIM-N-1") as reader:
+        link, col = links("N", lambda: reader.port)
+        assert until(lambda: len(col.cards()) >= len(want), 15), (col.cards(), reader.log)
+        got = [{k: v for k, v in m.frame.fields.items() if k != "t"}
+               for m in col.items if m.frame is not None and m.frame.mtype == codec.OBSERVE]
+        assert got[: len(want)] == want
+        assert link.state == "online" and link.identity["serial"] == "SIM-N-1"
+        c = link.all_counters()
+        assert c["bad_crc"] == 0 and c["duplicates"] == 0 and c["lost"] == 0
+        assert link.counters["config_retries"] == 0

@@ -35,6 +35,9 @@ from tablesense.ports import Port, PortError, open_port, read_some
 log = logging.getLogger("tablesense.link")
 
 Kind = Literal["frame", "online", "offline", "health"]
+CONFIG_RETRY_MS = 500
+ACK_EVERY_FRAMES = 8
+ACK_EVERY_MS = 250
 
 
 def now_ms() -> int:
@@ -95,10 +98,16 @@ class ReaderLink:
         self.identity: dict[str, Any] = {}
         self.counters: dict[str, int] = {
             "frames": 0, "bad_crc": 0, "resyncs": 0, "bytes": 0, "errors": 0, "opens": 0,
-            "open_failures": 0, "timeouts": 0,
+            "open_failures": 0, "timeouts": 0, "config_retries": 0,
         }
         self.seq = Sequencer(self.s.resend_timeout_ms)
         self._tx_seq = 0
+        self._reader_id = "NESW".index(seat) + 1  # until the reader tells its own
+        self._config_seq: int | None = None  # a CONFIG waiting for the reader's ACK
+        self._config_at = 0
+        self._delivered: int | None = None  # seq of the last frame delivered in order
+        self._unacked = 0
+        self._acked_at = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._since = now_ms()
@@ -196,9 +205,10 @@ class ReaderLink:
                     self._on_frame(port, item, t)
                     if self.state != "online":
                         self._go_online(t)
-            for f in self.seq.tick(t):
-                self._deliver(port, f, t)
+            for f, rt in self.seq.tick(t):
+                self._deliver(f, rt)
             self._send_resend(port)
+            self._keep_session(port, t)
             if t - last_valid > self.s.heartbeat_timeout_ms:
                 self.counters["timeouts"] += 1
                 if spoke or self.state == "online":
@@ -223,20 +233,47 @@ class ReaderLink:
 
     def _on_frame(self, port: Port, frame: codec.Frame, t: int) -> None:
         self.counters["frames"] += 1
+        self._reader_id = frame.reader  # host frames carry the id of the reader they are for
         if frame.mtype == codec.HELLO:
             self.identity = {k: frame.fields.get(k) for k in ("kind", "firmware", "serial")}
-            self._send(port, codec.CONFIG, {"seat": self.seat, "scan_ms": self.s.scan_ms,
-                                            "debounce_ms": self.s.debounce_ms})
             log.info("event=hello table=%s seat=%s serial=%s firmware=%s", self.table,
                      self.seat, self.identity.get("serial"), self.identity.get("firmware"))
-        for f in self.seq.accept(frame, t):
-            self._deliver(port, f, t)
+            self._send_config(port, t)
+        elif (frame.mtype == codec.ACK and self._config_seq is not None
+              and frame.fields.get("ack_seq") == self._config_seq):
+            self._config_seq = None
+            log.info("event=configured table=%s seat=%s", self.table, self.seat)
+        for f, rt in self.seq.accept(frame, t):
+            self._deliver(f, rt)
 
-    def _deliver(self, port: Port, frame: codec.Frame, t: int) -> None:
-        if frame.mtype == codec.HEARTBEAT:
-            self._send(port, codec.ACK, {"ack_seq": frame.seq})
-        elif frame.mtype in (codec.OBSERVE, codec.CALL, codec.FAULT):
-            self.out.put(LinkMessage(self.table, self.seat, "frame", t, frame=frame))
+    def _deliver(self, frame: codec.Frame, received: int) -> None:
+        """In sequence order now; ``received`` is when its bytes arrived."""
+        self._delivered = frame.seq
+        self._unacked += 1
+        if frame.mtype in (codec.OBSERVE, codec.CALL, codec.FAULT):
+            self.out.put(LinkMessage(self.table, self.seat, "frame", received, frame=frame))
+
+    def _send_config(self, port: Port, t: int) -> None:
+        self._config_seq = self._tx_seq
+        self._config_at = t
+        self._send(port, codec.CONFIG, {"seat": self.seat, "scan_ms": self.s.scan_ms,
+                                        "debounce_ms": self.s.debounce_ms})
+
+    def _keep_session(self, port: Port, t: int) -> None:
+        """Resend an unacknowledged CONFIG after 500 ms; ACK what was delivered.
+
+        The ACK is cumulative (everything up to ``ack_seq`` arrived) and frees
+        the reader's resend buffer, so it goes out after a few frames or a
+        quarter of a second, not only once a second (protocol.md section 5).
+        """
+        if self._config_seq is not None and t - self._config_at >= CONFIG_RETRY_MS:
+            self.counters["config_retries"] += 1
+            self._send_config(port, t)
+        if self._delivered is not None and self._unacked and (
+                self._unacked >= ACK_EVERY_FRAMES or t - self._acked_at >= ACK_EVERY_MS):
+            self._send(port, codec.ACK, {"ack_seq": self._delivered})
+            self._unacked = 0
+            self._acked_at = t
 
     def _send_resend(self, port: Port) -> None:
         from_seq = self.seq.take_resend()
@@ -244,7 +281,7 @@ class ReaderLink:
             self._send(port, codec.RESEND, {"from_seq": from_seq})
 
     def _send(self, port: Port, mtype: int, fields: dict[str, Any]) -> None:
-        frame = codec.encode(mtype, fields, reader="NESW".index(self.seat), seq=self._tx_seq)
+        frame = codec.encode(mtype, fields, reader=self._reader_id, seq=self._tx_seq)
         self._tx_seq = codec.seq_next(self._tx_seq)
         try:
             port.write(frame)

@@ -7,21 +7,25 @@ daemon core in sequence order, exactly once:
 * the next expected number: delivered at once;
 * a number ahead of it (a gap: frames were lost on the wire): held back, and
   a ``RESEND from_seq`` is asked for; when the missing frames arrive the held
-  ones follow in order. If they never come (the reader's resend buffer no
-  longer holds them) the gap is given up after ``max_retries`` further
-  requests and counted as ``lost``; the held frames then go on;
+  ones follow in order. A reader resends, in order, only the frames it kept
+  (OBSERVE, CALL, FAULT; never HELLO, HEARTBEAT or ACK: hardware/protocol.md
+  section 5), so the first resent frame shows where its buffer starts: any
+  number still missing before it will not come and is given up at once
+  (counted ``lost``). A resent frame is recognised by being older than the
+  newest held one; fresh frames are always newer. If nothing comes, the gap
+  is given up after ``max_retries`` further requests;
 * a number behind it, or one already held: a duplicate, dropped;
 * a ``HELLO`` (a reader restart) starts the count afresh.
 
 >>> from tablesense import codec
 >>> s = Sequencer(resend_timeout_ms=500)
 >>> f = lambda n: codec.Frame(codec.HEARTBEAT, {}, seq=n)
->>> [x.seq for x in s.accept(codec.Frame(codec.HELLO, {}, seq=65534), 0)]
+>>> [x.seq for x, t in s.accept(codec.Frame(codec.HELLO, {}, seq=65534), 0)]
 [65534]
->>> [x.seq for x in s.accept(f(1), 0)], s.resend_from   # 65535 and 0 are missing
+>>> [x.seq for x, t in s.accept(f(1), 0)], s.resend_from   # 65535 and 0 are missing
 ([], 65535)
->>> [x.seq for x in s.accept(f(65535), 1)], [x.seq for x in s.accept(f(0), 2)]
-([65535], [0, 1])
+>>> [x.seq for x, t in s.accept(f(65535), 1)], [(x.seq, t) for x, t in s.accept(f(0), 2)]
+([65535], [(0, 2), (1, 0)])
 >>> s.accept(f(0), 3), s.counters["duplicates"]
 ([], 1)
 """
@@ -40,7 +44,7 @@ class Sequencer:
         self.max_retries = max_retries
         self.window = window
         self.expected: int | None = None
-        self.held: dict[int, codec.Frame] = {}
+        self.held: dict[int, tuple[codec.Frame, int]] = {}  # seq -> (frame, received)
         self.resend_from: int | None = None  # set when a RESEND should be sent now
         self._asked_at = 0
         self._retries = 0
@@ -53,8 +57,8 @@ class Sequencer:
         self.resend_from = None
         self._retries = 0
 
-    def accept(self, frame: codec.Frame, now_ms: int) -> list[codec.Frame]:
-        """Take one frame; return the frames now deliverable, in order."""
+    def accept(self, frame: codec.Frame, now_ms: int) -> list[tuple[codec.Frame, int]]:
+        """Take one frame received at ``now_ms``; return (frame, received) now deliverable."""
         if frame.mtype == codec.HELLO:
             if self.expected is not None:
                 self.counters["restarts"] += 1
@@ -64,9 +68,19 @@ class Sequencer:
             # first frame after (re)opening without a HELLO: take its number as the start
             self.expected = frame.seq
         delta = codec.seq_delta(frame.seq, self.expected)
-        if delta < 0 or frame.seq in self.held:
+        if delta < 0:
             self.counters["duplicates"] += 1
             return []
+        out: list[tuple[codec.Frame, int]] = []
+        if self.held and delta > 0 and codec.seq_delta(frame.seq, self._newest()) <= 0:
+            # a resent frame: nothing the reader kept lies before it
+            out = self._skip_to(frame.seq)
+            if frame.seq in self.held:
+                self.counters["duplicates"] += 1
+                out.extend(self._release())
+                self._settle()
+                return out
+            delta = 0
         if delta > self.window:
             # far ahead: the reader lost more than we could ever get back
             self.counters["lost"] += delta + len(self.held)
@@ -76,17 +90,35 @@ class Sequencer:
             if not self.held:
                 self.counters["gaps"] += 1
                 self._ask(now_ms)
-            self.held[frame.seq] = frame
-            return []
-        out = [frame]
+            self.held[frame.seq] = (frame, now_ms)
+            return out
+        out.append((frame, now_ms))
         self.expected = codec.seq_next(frame.seq)
         out.extend(self._release())
+        self._settle()
+        return out
+
+    def _settle(self) -> None:
         if not self.held:
             self._retries = 0
             self.resend_from = None
+
+    def _newest(self) -> int:
+        base = self.expected or 0
+        return max(self.held, key=lambda s: codec.seq_delta(s, base))
+
+    def _skip_to(self, seq: int) -> list[tuple[codec.Frame, int]]:
+        """Deliver what is held before ``seq``; count what is missing there as lost."""
+        out: list[tuple[codec.Frame, int]] = []
+        while self.expected is not None and self.expected != seq:
+            if self.expected in self.held:
+                out.append(self.held.pop(self.expected))
+            else:
+                self.counters["lost"] += 1
+            self.expected = codec.seq_next(self.expected)
         return out
 
-    def tick(self, now_ms: int) -> list[codec.Frame]:
+    def tick(self, now_ms: int) -> list[tuple[codec.Frame, int]]:
         """Time passes: ask again for a missing frame, or give it up."""
         if not self.held or self.expected is None:
             return []
@@ -97,9 +129,8 @@ class Sequencer:
             self._ask(now_ms)
             return []
         first = min(self.held, key=lambda s: codec.seq_delta(s, self.expected or 0))
-        self.counters["lost"] += codec.seq_delta(first, self.expected)
-        self._give_up_to(first)
-        out = self._release()
+        out = self._skip_to(first)
+        out.extend(self._release())
         self._retries = 0
         if self.held:
             self.counters["gaps"] += 1
@@ -120,10 +151,10 @@ class Sequencer:
         self.expected = seq
         self.resend_from = None
 
-    def _release(self) -> list[codec.Frame]:
-        out: list[codec.Frame] = []
+    def _release(self) -> list[tuple[codec.Frame, int]]:
+        out: list[tuple[codec.Frame, int]] = []
         while self.expected is not None and self.expected in self.held:
-            f = self.held.pop(self.expected)
-            out.append(f)
-            self.expected = codec.seq_next(f.seq)
+            item = self.held.pop(self.expected)
+            out.append(item)
+            self.expected = codec.seq_next(item[0].seq)
         return out
