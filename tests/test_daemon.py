@@ -145,6 +145,17 @@ def test_a_board_through_the_daemon(mosquitto, watchers, pty_readers, tmp_path: 
         director.close()
         daemon.stop()
 
+    # a late subscriber gets the retained topics, QoS 1; never an alert
+    late = watchers(broker.port, ["ts/#"])
+    assert late.wait_for(lambda m: len({t for t, *_ in m}) >= 6, 5)
+    retained = {t: (json.loads(p), q, r) for t, p, q, r in late.messages}
+    assert retained["ts/bridge/state"] == ({"state": "offline"}, 1, True)
+    assert retained["ts/1/state"][1:] == (1, True) and retained["ts/1/state"][0]["board"] == 1
+    for s in "NESW":
+        health, q, r = retained[f"ts/1/readers/{s}"]
+        assert (health["state"], health["reason"], q, r) == ("offline", "daemon-stopped", 1, True)
+    assert "ts/1/alert" not in retained
+
     # restart: the journal replays to the same state, nothing is alerted again
     w2 = watchers(broker.port, ["ts/1/alert", "ts/1/state"])
     again = Daemon(config(tmp_path, broker.port, {}))

@@ -109,6 +109,9 @@ class Daemon:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        for link in self.links:  # nobody watches them now: say so, retained
+            health = {**link.health(), "state": "offline", "reason": "daemon-stopped"}
+            self.publisher.set_retained(self.topics.reader(link.table, link.seat), dumps(health))
         self.publisher.stop(timeout)
         for t in self.tables.values():
             t.journal.close()

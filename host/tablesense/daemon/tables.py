@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from tablesense.daemon.journal_writer import JournalWriter
@@ -28,6 +27,7 @@ from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.topics import Topics
 from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.events import COMMAND_TYPES, EVENT_TYPES, Event, EventError, parse_event
+from tablesense.journal import JournalError, read_journal
 
 log = logging.getLogger("tablesense.table")
 
@@ -37,20 +37,6 @@ SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
 
 def dumps(obj: Any) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
-    """(line number, object or None if not JSON) for each non-blank journal line."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                yield n, None
-                continue
-            yield n, obj if isinstance(obj, dict) else None
 
 
 class TableRuntime:
@@ -74,21 +60,18 @@ class TableRuntime:
         if not path.exists():
             return 0
         replayed = recovered = 0
-        for n, obj in read_lines(path):
-            if obj is None:
-                log.warning("event=journal-bad-line table=%s line=%d", self.name, n)
-                continue
-            if obj.get("type") == "rejected":
+        for n, item in read_journal(str(path)):  # skips "rejected" lines
+            if isinstance(item, JournalError):
+                log.warning("event=journal-bad-line table=%s %s", self.name, item)
                 continue
             try:
-                event = parse_event(obj)
-                rulings = self.engine.apply(event)
-            except (EventError, EngineError) as exc:
-                log.info("event=journal-line-skipped table=%s line=%d error=%r",
+                rulings = self.engine.apply(item)
+            except EngineError as exc:
+                log.info("event=journal-line-refused table=%s line=%d error=%r",
                          self.name, n, str(exc))
                 continue
             replayed += 1
-            self.journal.last_t = max(self.journal.last_t, event.t)
+            self.journal.last_t = max(self.journal.last_t, item.t)
             recovered += self._alerts(rulings, replaying=True)
         log.info("event=journal-replayed table=%s events=%d alerts_recovered=%d",
                  self.name, replayed, recovered)
