@@ -252,7 +252,7 @@ def parse_event(obj: Any) -> Event:
     if "v" in obj and obj["v"] != 1:
         raise EventError("v", f"unsupported version {obj['v']!r} (expected 1)")
     kind = obj.get("type")
-    if kind not in EVENT_TYPES:
+    if not isinstance(kind, str) or kind not in EVENT_TYPES:
         raise EventError("type", f"unknown event type {kind!r}")
     t = _int(obj, "t")
     assert t is not None

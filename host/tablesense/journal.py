@@ -40,7 +40,7 @@ def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, Event | JournalErro
         except json.JSONDecodeError as exc:
             yield no, JournalError(no, "(line)", f"not JSON: {exc.msg} at column {exc.colno}")
             continue
-        if isinstance(obj, dict) and obj.get("type") in SKIPPED_TYPES:
+        if isinstance(obj, dict) and str(obj.get("type")) in SKIPPED_TYPES:
             continue
         try:
             event = parse_event(obj)
