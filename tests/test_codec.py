@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tablesense import codec as c
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tablesense import codec as c
 
 u32 = st.integers(0, 0xFFFFFFFF)

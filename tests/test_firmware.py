@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 import tablesense.codec
 
 FW = Path(__file__).resolve().parents[1] / "firmware"

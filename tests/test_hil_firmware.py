@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
 from tablesense import codec
 from tablesense.sim.firmware import (
     SimReader,

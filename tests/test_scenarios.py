@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from tablesense.engine import Ruling
 from tablesense.replay import replay_lines
 
