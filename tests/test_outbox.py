@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 import time
 from pathlib import Path
 
 import pytest
+
 from tablesense.daemon.config import BrokerConfig
 from tablesense.daemon.mqtt import Publisher
 from tablesense.daemon.outbox import Outbox
@@ -50,8 +53,16 @@ def test_every_alert_arrives_across_a_broker_outage(mosquitto, watchers, tmp_pat
             time.sleep(0.002)
 
     try:
-        produce(0, 40)
-        # the outage starts while alerts are still in flight
+        produce(0, 20)
+        assert pub.wait_idle(5)
+        # the broker hangs: no PUBACKs; at most 5 alerts are handed on, the rest wait
+        assert broker.proc is not None
+        os.kill(broker.proc.pid, signal.SIGSTOP)
+        produce(20, 40)
+        time.sleep(0.3)
+        assert pub.inflight() == 5 and box.counts()["pending"] == 20
+        # ... and then it dies with those in flight
+        os.kill(broker.proc.pid, signal.SIGCONT)
         broker.stop()
         t = threading.Thread(target=produce, args=(40, total))
         t.start()
@@ -72,6 +83,8 @@ def test_every_alert_arrives_across_a_broker_outage(mosquitto, watchers, tmp_pat
             if k not in first_seen:
                 first_seen.append(k)
         assert first_seen == keys  # in order; a repeat is only ever an earlier id again
+        print(f"delivered={len(set(got))} received={len(got)} duplicates={len(got) - len(set(got))}"
+              f" inflight_peak={pub.inflight_peak} connects={pub.connects}")
         assert all(q == 1 and not r for _, _, q, r in watcher.messages)
         assert pub.inflight_peak <= 5
         assert box.counts() == {"pending": 0, "acked": total, "refused": 0}
