@@ -245,8 +245,30 @@ def _hands(obj: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
     return {s: hands[s] for s in SEATS}
 
 
+_SEATS = frozenset(SEATS)
+_CARDS = frozenset(s + r for s in SUITS for r in "AKQJT98765432")
+_ZONES, _FACES, _LEVELS = frozenset(ZONES), frozenset(FACES), frozenset(LEVELS)
+_PLAIN_OBSERVE = frozenset(("v", "t", "type", "seat", "card", "zone", "face", "level"))
+
+
+def _fast_observe(obj: dict[str, Any]) -> Observe | None:
+    """The common case, canonical and complete, without the field-by-field checks."""
+    t, seat, card, zone = obj.get("t"), obj.get("seat"), obj.get("card"), obj.get("zone")
+    face, level = obj.get("face"), obj.get("level", "unknown")
+    if (type(t) is int and t >= 0 and type(seat) is str and seat in _SEATS
+            and type(card) is str and card in _CARDS and type(zone) is str and zone in _ZONES
+            and type(face) is str and face in _FACES and type(level) is str
+            and level in _LEVELS and obj.get("v", 1) == 1 and _PLAIN_OBSERVE.issuperset(obj)):
+        return Observe(t, seat, card, zone, face, level)
+    return None
+
+
 def parse_event(obj: Any) -> Event:
     """Validate one journal object and return its typed event."""
+    if type(obj) is dict and obj.get("type") == "observe":
+        fast = _fast_observe(obj)
+        if fast is not None:
+            return fast
     if not isinstance(obj, dict):
         raise EventError("(line)", "expected a JSON object")
     if "v" in obj and obj["v"] != 1:

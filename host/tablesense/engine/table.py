@@ -360,6 +360,8 @@ class Engine:
 
     # -- incidents -----------------------------------------------------------------
     def _close(self, groups: list[Group]) -> None:
+        if not groups:
+            return
         for g in sorted(groups, key=lambda g: g.first_t):
             if g.kind == "trick":
                 self._close_trick(g)

@@ -105,6 +105,8 @@ class Tracker:
         self.groups.append(Group(kind, seat, o.t, window, [o]))
 
     def take_expired(self, t: int) -> list[Group]:
+        if not self.groups or (not self.groups[0].expired(t) and len(self.groups) == 1):
+            return []
         done = [g for g in self.groups if g.expired(t)]
         self.groups = [g for g in self.groups if not g.expired(t)]
         return done
