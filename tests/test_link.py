@@ -265,7 +265,8 @@ def test_the_real_firmware_in_the_vm_through_a_link(links) -> None:
         assert got[: len(want)] == want
         assert link.state == "online" and link.identity["serial"] == "SIM-N-1"
         c = link.all_counters()
-        # (a HELLO repeated before our CONFIG landed may show up as a dropped duplicate;
-        # what counts is that each observation was delivered once, in order, above)
+        # Rarely (about 1 run in 15) one frame is counted as a dropped duplicate; the
+        # cause is not pinned down yet. What counts is that each observation was
+        # delivered once, in order, as asserted above.
         assert c["bad_crc"] == 0 and c["lost"] == 0, c
         assert link.counters["config_retries"] == 0
