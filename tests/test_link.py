@@ -63,9 +63,10 @@ def links() -> Iterator[Callable[..., tuple[ReaderLink, Collector]]]:
 
     def make(seat: str, resolve: Callable[[], str | None],
              q: queue.Queue[LinkMessage] | None = None,
-             collector: Collector | None = None) -> tuple[ReaderLink, Collector]:
+             collector: Collector | None = None,
+             settings: LinkSettings = FAST) -> tuple[ReaderLink, Collector]:
         q = q or queue.Queue()
-        link = ReaderLink("1", seat, resolve, q, FAST)
+        link = ReaderLink("1", seat, resolve, q, settings)
         col = collector or Collector(q)
         link.start()
         made.append((link, col))
@@ -258,15 +259,17 @@ def test_the_real_firmware_in_the_vm_through_a_link(links) -> None:
     scenario = Path(__file__).parent / "data" / "sim-north.jsonl"
     want = sim.expected_observations(scenario, "N")
     with sim.start_reader("N", scenario, serial="SIM-N-1") as reader:
-        link, col = links("N", lambda: reader.port)
+        # real heartbeats are 1 Hz: the protocol's 3.5 s timeout, not the fast one
+        link, col = links("N", lambda: reader.port, settings=LinkSettings())
         assert until(lambda: len(col.cards()) >= len(want), 15), (col.cards(), reader.log)
         got = [{k: v for k, v in m.frame.fields.items() if k != "t"}
                for m in col.items if m.frame is not None and m.frame.mtype == codec.OBSERVE]
         assert got[: len(want)] == want
         assert link.state == "online" and link.identity["serial"] == "SIM-N-1"
         c = link.all_counters()
-        # Rarely (about 1 run in 15) one frame is counted as a dropped duplicate; the
-        # cause is not pinned down yet. What counts is that each observation was
-        # delivered once, in order, as asserted above.
+        # In about 1 run in 5 the simulated reader writes OBSERVE seq 8 before seq 7
+        # (seen with a trace of the Sequencer): the link holds 8, asks RESEND from 7,
+        # and drops the resent 8 as a duplicate. What counts is that each observation
+        # was delivered once, in order, as asserted above.
         assert c["bad_crc"] == 0 and c["lost"] == 0, c
         assert link.counters["config_retries"] == 0
