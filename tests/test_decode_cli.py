@@ -121,27 +121,37 @@ def test_live_pty() -> None:
 
 
 def test_live_socket_until_peer_closes() -> None:
+    # pyserial's socket:// handler empties the input when it opens the port, so the
+    # server sends only once the sniffer says it is listening.
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
     data = b"".join(frames(7)) + b"\x01\x02\x03\x00"
+    listening = threading.Event()
 
     def serve() -> None:
         conn, _ = server.accept()
         with conn:
+            listening.wait(TIMEOUT)
             conn.sendall(data)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
+    proc = subprocess.Popen(
+        decode_cmd(f"socket://127.0.0.1:{port}", "--timeout", "20"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
-        done = subprocess.run(
-            decode_cmd(f"socket://127.0.0.1:{port}", "--timeout", "20"),
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
+        assert proc.stderr is not None
+        wait_listening(proc.stderr)
+        listening.set()
+        out, err = proc.communicate(timeout=TIMEOUT)
     finally:
+        proc.kill()
         thread.join(5)
         server.close()
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 7
     counters = summary_of(done.stderr)
