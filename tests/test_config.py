@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tablesense.cli import main
 from tablesense.daemon.config import ConfigError, load_config
 

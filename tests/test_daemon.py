@@ -10,6 +10,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
+
 from tablesense import codec
 from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.tables import TableRuntime

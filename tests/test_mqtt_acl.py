@@ -11,6 +11,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
+
 from tablesense.daemon.config import parse_config
 from tablesense.daemon.core import Daemon
 
