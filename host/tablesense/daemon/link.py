@@ -2,7 +2,8 @@
 
 The link opens its port (``tablesense.ports.open_port``, so any pyserial URL),
 decodes frames, answers the reader's ``HELLO`` with ``CONFIG`` (its seat
-from the daemon's config), acknowledges heartbeats with ``ACK``, puts frames
+from the daemon's config, resent until the reader ACKs it), sends cumulative
+``ACK`` for what it delivered (hardware/protocol.md sections 4-5), puts frames
 back in sequence order (asking for ``RESEND`` on a gap, see
 :mod:`.sequence`) and hands OBSERVE/CALL/FAULT frames to the daemon core
 through one shared queue.
