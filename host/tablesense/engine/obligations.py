@@ -4,6 +4,7 @@ compulsory passes, lead and play restrictions, pending choices."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -47,6 +48,7 @@ class Obligations:
     awaiting_option: dict[str, str] = field(default_factory=dict)  # partner seat -> ruling id
     revokes: dict[str, tuple[str, int]] = field(default_factory=dict)  # seat -> (card, trick no)
     designated: dict[str, str] = field(default_factory=dict)  # seat -> designated PC
+    extra: dict[str, Any] = field(default_factory=dict)  # a code's own state for this deal
 
     def pcs(self, seat: str) -> dict[str, PenaltyCard]:
         return self.penalty.setdefault(seat, {})

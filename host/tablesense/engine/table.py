@@ -33,10 +33,7 @@ from tablesense.events import (
     Setup,
 )
 from tablesense.laws import DEFAULT_CODE, LawCode, UnknownCode, find_code
-
-# One answer closes these rulings for further `decide` events.
-ONE_ANSWER = frozenset(("lead-out-of-turn", "penalty-card-not-played", "premature-play",
-                        "cards-played-together", "new-deal", "exposed-card", "misnamed-card"))
+from tablesense.laws.base import ONE_ANSWER as ONE_ANSWER  # re-exported; LawCode.closes
 
 
 def visibility(o: Observe, holder: str) -> str:
@@ -219,6 +216,7 @@ class Engine:
         b.move("dealt")
         b.step = None
         self.flags.discard("redeal")
+        self.law.after_dealt(self, e.t)
 
     def _on_call(self, e: Call) -> None:
         b = self.b
@@ -271,7 +269,7 @@ class Engine:
     def _on_decide(self, e: Decide) -> None:
         target = self._decidable(e)
         self.law.decide(self, target, e)
-        if target.kind in ONE_ANSWER:
+        if self.law.closes(target, e.option):
             self.answered.add(target.id)
 
     def _decidable(self, e: Decide) -> Ruling:
@@ -300,6 +298,7 @@ class Engine:
                 self.law.sensor_conflict(self, o)
             return
         prev = self.tracker.update(o)
+        self.law.observed(self, o, prev)
         if o.zone == "gone" or b.phase == "end":
             return
         if b.phase == "setup":
@@ -343,6 +342,7 @@ class Engine:
                 self._close(self.tracker.take_all())
                 if b.trick_complete():
                     b.quit_trick()
+                    self.law.quitted(self, o.t)
                 if b.all_played() and b.phase == "play":
                     self.law.end_of_play(self, o.t)
                     b.move("last-trick")

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from tablesense.laws.base import LawCode, UnknownCode
 from tablesense.laws.duplicate2017 import Duplicate2017
+from tablesense.laws.portland1904 import Portland1904
 
 DEFAULT_CODE = "duplicate-2017"
-CODES: dict[str, type[LawCode]] = {cls.id: cls for cls in (Duplicate2017,)}
+CODES: dict[str, type[LawCode]] = {cls.id: cls for cls in (Duplicate2017, Portland1904)}
 
 
 def find_code(code_id: str) -> LawCode:

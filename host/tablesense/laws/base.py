@@ -18,7 +18,13 @@ from tablesense.engine.ruling import Draft
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
     from tablesense.engine.table import Engine
+    from tablesense.engine.tracker import Position
     from tablesense.events import Call, Claim, Concede, Decide, Declare, Named, Observe
+
+
+# One answer closes rulings of these kinds for further `decide` events (LawCode.closes).
+ONE_ANSWER = frozenset(("lead-out-of-turn", "penalty-card-not-played", "premature-play",
+                        "cards-played-together", "new-deal", "exposed-card", "misnamed-card"))
 
 
 class UnknownCode(KeyError):
@@ -51,6 +57,8 @@ class LawCode:
     year: ClassVar[int] = 0
     source: ClassVar[str] = ""
     whist: ClassVar[bool] = False  # dealer declares trumps and is always the declarer
+    # situation -> what this code rules (``tablesense explain``, docs/laws/compare.md)
+    rules: ClassVar[dict[str, str]] = {}
 
     # -- helpers shared by codes -------------------------------------------------
     def draft(self, kind: str, citation: str, text: str, *, severity: str = "penalty",
@@ -106,6 +114,16 @@ class LawCode:
 
     def end_of_play(self, eng: Engine, t: int) -> None: ...
     def decide(self, eng: Engine, r: Ruling, d: Decide) -> None: ...
+    def closes(self, r: Ruling, option: str) -> bool:
+        """Does answering ``r`` with ``option`` close it for further decides?"""
+        return r.kind in ONE_ANSWER
+
+    def observed(self, eng: Engine, o: Observe, prev: Position | None) -> None:
+        """Every observation, after the tracker has recorded it (before any incident)."""
+
+    def after_dealt(self, eng: Engine, t: int) -> None: ...
+    def quitted(self, eng: Engine, t: int) -> None:
+        """A complete trick was turned face down (quitted)."""
 
 
 def partner_of(seat: str) -> str:

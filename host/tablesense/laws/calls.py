@@ -1,0 +1,275 @@
+"""Cards liable to be called, and the calls the old codes allow (1904-1929).
+
+Under the whist-era and early auction codes an adversary's exposed card is not
+a penalty card that must be played: it lies face up and the declarer (the
+"dealer" of the bridge codes) *may call it* whenever its owner is to play,
+the call "may be repeated until such card has been played", and "in no case
+can a player be compelled to play a card which would oblige him to revoke".
+Besides a card, the non-offenders may call a suit, the highest or lowest of
+the suit led, or require the offender's partner to win or not to win a trick.
+Failing to comply costs the penalty of a revoke.
+
+This module keeps those obligations (in ``Obligations.extra["old"]``) and
+checks every play against them; :mod:`tablesense.laws.oldplay` and the code
+classes decide when they arise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from tablesense.cards import lho, partner, rank_value, side, suit
+from tablesense.engine.obligations import Restriction
+from tablesense.laws.base import LawCode, cards_text, name, suit_name
+
+if TYPE_CHECKING:
+    from tablesense.engine.board import Board
+    from tablesense.engine.table import Engine
+
+
+@dataclass
+class Loot:
+    """A lead out of turn waiting to be answered or followed."""
+
+    seat: str
+    card: str
+    ruling: str
+    dealer: bool
+    followers: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Late:
+    """A call not complied with that may still be corrected before the trick is quitted."""
+
+    seat: str
+    card: str
+    what: str
+    ruling: str
+    rule: Restriction | None = None
+    called: tuple[str, str] | None = None
+
+
+@dataclass
+class OldState:
+    """What the old codes remember during one deal."""
+
+    callable: dict[str, dict[str, str]] = field(default_factory=dict)  # seat -> card -> ruling
+    called: dict[str, tuple[str, str]] = field(default_factory=dict)  # seat -> (card, ruling)
+    late: list[Late] = field(default_factory=list)
+    loot: Loot | None = None
+    together: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
+    thrown: dict[str, str] = field(default_factory=dict)  # seat -> its exposed-card ruling
+    claims: dict[str, list[str]] = field(default_factory=dict)  # new-deal ruling -> claimants
+    deal_claims: dict[str, int] = field(default_factory=dict)  # deal-time claim -> time
+    forfeit: dict[str, str] = field(default_factory=dict)  # seat that may not double
+    must_pass: dict[str, str] = field(default_factory=dict)
+    auction_cards: dict[str, list[str]] = field(default_factory=dict)  # seat -> rulings
+    drawn: dict[str, list[str]] = field(default_factory=dict)
+    steps_ruled: set[str] = field(default_factory=set)
+    declarer_shown: set[str] = field(default_factory=set)
+    seen_down: set[str] = field(default_factory=set)  # cards sensed face down this deal
+    fixing: int = -1  # trick number in which a renounce was corrected (others may take back)
+    lead_t: int = -10_000
+
+
+def state(eng: Engine) -> OldState:
+    return cast(OldState, eng.ob.extra.setdefault("old", OldState()))
+
+
+def pre_role(b: Board, seat: str) -> str | None:
+    """The role, known before the declaration in the whist-era codes (dealer = declarer)."""
+    if b.declarer is not None:
+        return b.role(seat)
+    if b.whist and b.dealer is not None:
+        d = b.dealer
+        return {d: "declarer", partner(d): "dummy", lho(d): "leader",
+                partner(lho(d)): "leaders-partner"}[seat]
+    return None
+
+
+def take_back(b: Board, seat: str, card: str) -> bool:
+    """Withdraw a card from the current trick, complete but not yet quitted included."""
+    if b.trick_complete() and (seat, card) in b.trick and b.tricks and not b.quitted:
+        plays, winner = b.tricks.pop()
+        b.won[side(winner)] -= 1
+        b.trick = list(plays)
+        idx = b.trick.index((seat, card))
+        del b.trick[idx]
+        b.hands[seat].add(card)
+        b.withdrawn[seat] = idx
+        b.turn = seat if idx == len(b.trick) else lho(b.trick[-1][0])
+        return True
+    return b.take_back(seat, card)
+
+
+def beats(card: str, best: str, led: str, trumps: str | None) -> bool:
+    def strength(c: str) -> int:
+        if trumps is not None and suit(c) == trumps:
+            return 100 + rank_value(c)
+        return rank_value(c) if suit(c) == led else 0
+    return strength(card) > strength(best)
+
+
+class CallableCards(LawCode):
+    """Callable exposed cards and the calls of the old codes; enforcement of every call."""
+
+    # Revoke penalty unless corrected before the trick is turned and quitted (american-1907).
+    correct_before_quit: ClassVar[bool] = False
+    cite: ClassVar[dict[str, str]] = {}
+
+    def c(self, key: str) -> str:
+        return self.cite.get(key, "")
+
+    # -- callable cards ------------------------------------------------------------
+    def make_callable(self, eng: Engine, seat: str, cards: tuple[str, ...], cite: str,
+                      text: str, t: int, *, options: tuple[str, ...] = ("call-card",),
+                      severity: str = "penalty", supersedes: tuple[str, ...] = ()) -> str:
+        r = eng.emit(self.draft("exposed-card", cite, text, severity=severity, offender=seat,
+                                cards=cards, options=options, until="played",
+                                supersedes=supersedes), t)
+        mine = state(eng).callable.setdefault(seat, {})
+        for card in cards:
+            mine[card] = r.id
+            eng.exposed[card] = r.id
+        return r.id
+
+    def pick_up(self, eng: Engine, seat: str, cards: tuple[str, ...]) -> None:
+        mine = state(eng).callable.get(seat, {})
+        for card in cards:
+            mine.pop(card, None)
+        called = state(eng).called.get(seat)
+        if called and called[0] in cards:
+            del state(eng).called[seat]
+
+    def call_card(self, eng: Engine, seat: str, card: str, rid: str) -> None:
+        state(eng).called[seat] = (card, rid)
+
+    def add_rule(self, eng: Engine, seats: tuple[str, ...], option: str, s: str | None,
+                 rid: str, lead: bool) -> None:
+        rules = eng.ob.lead_rules if lead else eng.ob.play_rules
+        for seat in seats:
+            rules.append(Restriction(seat, option, s, rid))
+
+    # -- checking each play --------------------------------------------------------
+    def check_calls(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None:
+        b = eng.b
+        st = state(eng)
+        called = st.called.pop(seat, None)
+        if called is not None and called[0] != card:
+            ccard = called[0]
+            if ccard in b.hands[seat] and b.is_legal(seat, ccard):
+                self.not_complied(eng, seat, card, f"the called {ccard}", called[1], t,
+                                  called=called)
+            # otherwise the call would force a revoke: it lapses for this trick (L83)
+        rules = eng.ob.lead_rules if leading else eng.ob.play_rules
+        for rule in [r for r in rules if r.seat == seat]:
+            if rule not in rules:
+                continue
+            for sibling in [r for r in rules if r.ruling == rule.ruling and r.option ==
+                            rule.option]:
+                rules.remove(sibling)
+            if not self.complies(b, rule, seat, card):
+                self.not_complied(eng, seat, card, self.rule_text(rule), rule.ruling, t,
+                                  rule=rule)
+
+    def rule_text(self, rule: Restriction) -> str:
+        s = suit_name(rule.suit) if rule.suit else "the suit led"
+        return {"call-suit": f"the call of {s}", "require-lead-suit": f"the call of {s}",
+                "forbid-lead-suit": f"the bar on leading {s}",
+                "require-highest": "the call of his highest card",
+                "require-lowest": "the call of his lowest card",
+                "require-win": "the call to win the trick",
+                "require-not-win": "the call not to win the trick"}.get(rule.option, rule.option)
+
+    def complies(self, b: Board, rule: Restriction, seat: str, card: str) -> bool:
+        hand = b.hands[seat]
+        s = rule.suit
+        if rule.option in ("call-suit", "require-lead-suit"):
+            return suit(card) == s or not any(suit(c) == s for c in hand)
+        if rule.option == "forbid-lead-suit":
+            return suit(card) != s or all(suit(c) == s for c in hand)
+        led = b.led_suit() if not b.trick_complete() else None
+        if rule.option in ("require-highest", "require-lowest"):
+            s = s or led
+            same = [rank_value(c) for c in hand if suit(c) == s]
+            if not same:
+                return True
+            if suit(card) != s:
+                return False
+            want = max(same) if rule.option == "require-highest" else min(same)
+            return rank_value(card) == want
+        if led is None or not b.trick:
+            return True
+        best = b.trick[0][1]
+        for _, c in b.trick[1:]:
+            if beats(c, best, led, b.trumps):
+                best = c
+        legal = [c for c in hand if b.is_legal(seat, c)]
+        wins = beats(card, best, led, b.trumps)
+        if rule.option == "require-win":
+            return wins or not any(beats(c, best, led, b.trumps) for c in legal)
+        return not wins or all(beats(c, best, led, b.trumps) for c in legal)
+
+    def not_complied(self, eng: Engine, seat: str, card: str, what: str, rid: str, t: int, *,
+                     rule: Restriction | None = None,
+                     called: tuple[str, str] | None = None) -> None:
+        late = Late(seat, card, what, rid, rule, called)
+        if self.correct_before_quit:
+            state(eng).late.append(late)
+        else:
+            self.emit_not_complied(eng, late, t)
+
+    def emit_not_complied(self, eng: Engine, late: Late, t: int) -> None:
+        saving = (" (it was not corrected before the trick was turned and quitted)"
+                  if self.correct_before_quit else "")
+        eng.emit(self.draft(
+            "call-not-complied", self.c("comply"),
+            f"{name(late.seat)} played the {late.card} against {late.what} (alert "
+            f"{late.ruling}), though able to comply{saving}: he incurs the penalty of a revoke.",
+            offender=late.seat, cards=(late.card,)), t)
+
+    def flush_late(self, eng: Engine, t: int) -> None:
+        st = state(eng)
+        late, st.late = st.late, []
+        for item in late:
+            self.emit_not_complied(eng, item, t)
+
+    def correct_late(self, eng: Engine, seat: str, card: str) -> bool:
+        """The offender took back a card that broke a call before the trick was quitted."""
+        b = eng.b
+        st = state(eng)
+        item = next((x for x in st.late if x.seat == seat and x.card == card), None)
+        if item is None or not take_back(b, seat, card):
+            return False
+        st.late.remove(item)
+        eng.played.discard(card)
+        if item.called is not None:
+            st.called[seat] = item.called
+        if item.rule is not None:
+            lead = item.rule.option in ("call-suit", "require-lead-suit", "forbid-lead-suit")
+            (eng.ob.lead_rules if lead else eng.ob.play_rules).append(item.rule)
+        return True
+
+    def card_played(self, eng: Engine, seat: str, card: str) -> None:
+        """A callable card was played: its ruling binds no more once all its cards are."""
+        st = state(eng)
+        for s, mine in st.callable.items():
+            rid = mine.pop(card, None)
+            if rid is not None and rid not in {r for d in st.callable.values()
+                                               for r in d.values()}:
+                eng.closed.add(rid)
+            if st.called.get(s, ("", ""))[0] == card:
+                del st.called[s]
+        if eng.b.trick_complete():
+            eng.ob.play_rules.clear()
+
+    def callable_text(self, seat: str, cards: tuple[str, ...], verb: str) -> str:
+        return (f"{name(seat)}'s {cards_text(cards)}, {verb}, "
+                f"{'is an exposed card' if len(cards) == 1 else 'are exposed cards'}: "
+                "left face up on the table and liable to be called by the declarer whenever "
+                f"{name(seat)} is to play, until played; a call never forces a revoke.")
+
+    def same_side(self, a: str, b: str) -> bool:
+        return side(a) == side(b)

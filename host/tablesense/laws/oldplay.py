@@ -1,0 +1,445 @@
+"""The play under the old codes: leads out of turn, false leads, cards played together
+or before partner, renounces corrected in time, revokes, thrown hands, and the
+non-offenders' answers (``decide``). The code classes set the ClassVars."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from tablesense.cards import lho, partner, side, suit
+from tablesense.engine.errors import InvalidEvent
+from tablesense.events import Observe
+from tablesense.laws.base import cards_text, name, suit_name
+from tablesense.laws.calls import CallableCards, Loot, pre_role, state, take_back
+
+if TYPE_CHECKING:
+    from tablesense.engine.ruling import Ruling
+    from tablesense.engine.table import Engine
+    from tablesense.events import Decide
+
+TOGETHER_MS = 300
+
+
+class OldPlay(CallableCards):
+    # options offered on an adversary's lead out of turn (after the first lead / opening)
+    loot_options: ClassVar[tuple[str, ...]] = ("call-suit", "call-card")
+    opening_loot_options: ClassVar[tuple[str, ...]] = ("call-suit", "call-card")
+    premature_options: ClassVar[tuple[str, ...]] = ("require-win", "require-not-win")
+    renounce_options: ClassVar[tuple[str, ...]] = ("call-card", "require-highest",
+                                                   "require-lowest")
+    dealer_renounce_penalty: ClassVar[bool] = True  # L95: highest or lowest from the dealer
+    dummy_down_on_any_lead: ClassVar[bool] = True  # L62 "whether in or out of turn"
+    simultaneous_lead_rule: ClassVar[bool] = False  # auction-1929 (8)
+    hands_abandoned: ClassVar[bool] = True  # L77
+
+    def is_dealer_side(self, eng: Engine, seat: str) -> bool:
+        return pre_role(eng.b, seat) in ("declarer", "dummy")
+
+    # -- cards arriving in a trick zone --------------------------------------------
+    def arrival(self, eng: Engine, seat: str, o: Observe) -> None:
+        b = eng.b
+        card, t = o.card, o.t
+        if b.phase == "auction":
+            self.exposure(eng, seat, (card,), "led", "yes", t, [o])
+            return
+        if b.phase not in ("lead", "play") or o.face == "down":
+            return
+        st = state(eng)
+        if st.loot is not None and self.follow_false_lead(eng, seat, card, t):
+            return
+        if b.phase == "lead":
+            if seat == b.leader:
+                self.in_turn(eng, seat, card, t)
+                self.lead_faced(eng)
+            else:
+                self.lead_out_of_turn(eng, seat, card, t, opening=True)
+            return
+        nxt = b.next_to_play()
+        if seat == nxt or (seat in b.withdrawn and not b.trick_complete()):
+            self.in_turn(eng, seat, card, t)
+        elif not b.trick or b.trick_complete():
+            self.lead_out_of_turn(eng, seat, card, t, opening=False)
+        else:
+            self.play_out_of_turn(eng, seat, card, t)
+
+    def lead_faced(self, eng: Engine) -> None:
+        b = eng.b
+        if b.phase == "lead":
+            b.opening_lead_faced = True
+            b.move("lead-faced")
+
+    def in_turn(self, eng: Engine, seat: str, card: str, t: int) -> None:
+        b = eng.b
+        if not b.trick or b.trick_complete():
+            state(eng).lead_t = t
+        eng.play(seat, card, t)
+
+    def before_play(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None:
+        b = eng.b
+        if leading:
+            self.flush_late(eng, t)
+        self.establish_revokes(eng, seat, t)
+        if not leading and not b.is_legal(seat, card) and seat != b.dummy:
+            eng.ob.revokes[seat] = (card, len(b.tricks))
+        self.check_calls(eng, seat, card, leading, t)
+
+    def after_play(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None:
+        self.card_played(eng, seat, card)
+
+    def quitted(self, eng: Engine, t: int) -> None:
+        self.flush_late(eng, t)
+        b = eng.b
+        for rseat, (card, trick_no) in list(eng.ob.revokes.items()):
+            if len(b.tricks) > trick_no:
+                del eng.ob.revokes[rseat]
+                self.revoke(eng, rseat, card, t)
+
+    def end_of_play(self, eng: Engine, t: int) -> None:
+        self.quitted(eng, t)
+
+    # -- leads out of turn -------------------------------------------------------------
+    def lead_out_of_turn(self, eng: Engine, seat: str, card: str, t: int,
+                         opening: bool) -> None:
+        b = eng.b
+        if self.is_dealer_side(eng, seat):
+            r = eng.emit(self.draft(
+                "lead-out-of-turn", self.c("dealer-loot"),
+                f"The declarer led the {card} out of turn from "
+                f"{'dummy' if seat == b.dummy else 'his own hand'}: no penalty; he may take it "
+                "back until the second hand has played to it.",
+                severity="info", offender=b.controller(seat), cards=(card,)), t)
+            state(eng).loot = Loot(seat, card, r.id, dealer=True)
+        else:
+            options = self.opening_loot_options if opening else self.loot_options
+            r = eng.emit(self.draft(
+                "lead-out-of-turn", self.c("opening-loot" if opening else "loot"),
+                f"{name(seat)} led the {card} out of turn: {self.loot_choice(options)}. If "
+                "the other three follow it before then, the trick stands.",
+                offender=seat, cards=(card,), options=options), t)
+            state(eng).loot = Loot(seat, card, r.id, dealer=False)
+        if opening and self.dummy_down_on_any_lead:
+            self.lead_faced(eng)
+
+    def loot_choice(self, options: tuple[str, ...]) -> str:
+        words = {"call-suit": "call a suit from him or his partner when either next leads",
+                 "call-card": "call the card led in error",
+                 "treat-as-exposed": "treat the card as exposed",
+                 "require-lead-suit": "require the leader to lead a suit he names"}
+        return "the declarer may " + " or ".join(words[o] for o in options)
+
+    def follow_false_lead(self, eng: Engine, seat: str, card: str, t: int) -> bool:
+        b = eng.b
+        loot = state(eng).loot
+        assert loot is not None
+        expected = lho(loot.followers[-1][0] if loot.followers else loot.seat)
+        if seat != expected:
+            state(eng).loot = None  # the false lead was abandoned
+            return False
+        loot.followers.append((seat, card))
+        if loot.dealer or len(loot.followers) == 3:
+            state(eng).loot = None
+            if not loot.dealer:
+                eng.emit(self.draft(
+                    "no-rectification", self.c("false-lead"),
+                    f"The other three followed {name(loot.seat)}'s lead out of turn: the "
+                    "trick is complete and the error cannot be rectified.",
+                    severity="info", offender=loot.seat, cards=(loot.card,),
+                    supersedes=(loot.ruling,)), t)
+            b.turn = loot.seat
+            self.lead_faced(eng)
+            eng.play(loot.seat, loot.card, t)
+            for fs, fc in loot.followers:
+                eng.play(fs, fc, t)
+        return True
+
+    # -- plays before one's turn -------------------------------------------------------
+    def play_out_of_turn(self, eng: Engine, seat: str, card: str, t: int) -> None:
+        b = eng.b
+        played = [s for s, _ in b.trick]
+        nxt = b.next_to_play()
+        if self.is_dealer_side(eng, seat):
+            eng.emit(self.draft(
+                "premature-play", self.c("dealer-premature"),
+                f"The declarer played the {card} before his turn: the dealer is never "
+                "penalised; it counts when his turn comes.", severity="info",
+                offender=b.controller(seat), cards=(card,)), t)
+            eng.waiting_play[seat] = card
+            return
+        if seat in played:
+            self.winning_cards(eng, seat, card, t)
+        elif (self.simultaneous_lead_rule and len(b.trick) == 1
+              and b.trick[0][0] == partner(seat) and t - state(eng).lead_t <= TOGETHER_MS):
+            self.make_callable(eng, seat, (card,), self.c("simultaneous"), self.callable_text(
+                seat, (card,), f"led at the same moment as {name(partner(seat))}'s lead"), t)
+        elif nxt == partner(seat) and len(b.trick) == 1:
+            pard = name(partner(seat))
+            eng.emit(self.draft(
+                "premature-play", self.c("fourth-before-third"),
+                f"{name(seat)} played the {card} as fourth hand before {pard} (second hand) "
+                "and the third hand had played: "
+                f"the declarer may call on {pard} {self.premature_words()} the trick; the "
+                f"{card} counts as {name(seat)}'s play.", offender=seat, cards=(card,),
+                options=self.premature_options), t)
+            eng.waiting_play[seat] = card
+        else:
+            self.make_callable(eng, seat, (card,), self.c("played-in-error"),
+                               self.callable_text(seat, (card,), "played out of turn"), t)
+
+    def premature_words(self) -> str:
+        hl = "to play his highest or lowest of the suit, or " if (
+            "require-highest" in self.premature_options) else ""
+        return f"{hl}to win or not to win"
+
+    def winning_cards(self, eng: Engine, seat: str, card: str, t: int) -> None:
+        pard = name(partner(seat))
+        eng.emit(self.draft(
+            "premature-play", self.c("winning-cards"),
+            f"{name(seat)} led the {card} again without waiting for {pard} to play: the "
+            f"declarer may call on {pard} to win, if he can, the trick.", offender=seat,
+            cards=(card,), options=("require-win",)), t)
+        self.make_callable(eng, seat, (card,), self.c("winning-cards"), self.callable_text(
+            seat, (card,), "played without waiting for partner"), t)
+
+    # -- cards played together -----------------------------------------------------------
+    def played_together(self, eng: Engine, seat: str, obs: list[Observe]) -> None:
+        b = eng.b
+        cards = tuple(o.card for o in obs)
+        t = obs[-1].t
+        if b.phase == "auction":
+            self.exposure(eng, seat, cards, "led", "yes", t, obs)
+            return
+        if b.phase not in ("lead", "play"):
+            return
+        if self.is_dealer_side(eng, seat):
+            eng.emit(self.draft(
+                "cards-played-together", self.c("dealer-together"),
+                f"The declarer played {cards_text(cards)} together: he plays the card he "
+                "leaves in the trick; his cards are never liable to be called.",
+                severity="info", offender=b.controller(seat), cards=cards), t)
+            state(eng).together[seat] = (cards, "")
+            return
+        r = eng.emit(self.draft(
+            "cards-played-together", self.c("together"),
+            f"{name(seat)} played {cards_text(cards)} at once: all are exposed cards; the "
+            "declarer calls which one is played to this trick, and the others stay face up, "
+            "liable to be called.", offender=seat, cards=cards, options=("designate-card",)), t)
+        state(eng).together[seat] = (cards, r.id)
+
+    def withdrawn(self, eng: Engine, o: Observe) -> None:
+        b = eng.b
+        seat, card = o.seat, o.card
+        st = state(eng)
+        if self.correct_late(eng, seat, card):
+            return
+        rev = eng.ob.revokes.get(seat)
+        if rev is not None and rev[0] == card and take_back(b, seat, card):
+            del eng.ob.revokes[seat]
+            eng.played.discard(card)
+            st.fixing = len(b.tricks)
+            self.renounce_corrected(eng, seat, card, o.t)
+            return
+        if st.fixing == len(b.tricks) and (seat, card) in b.trick and not b.trick_complete():
+            b.trick.remove((seat, card))  # L94: those who played after him may take back
+            b.hands[seat].add(card)
+            eng.played.discard(card)
+            return
+        if st.loot is not None and st.loot.seat == seat and st.loot.card == card:
+            st.loot = None
+            return
+        pend = st.together.get(seat)
+        if pend is None or pend[1] or card not in pend[0]:
+            return
+        left = [c for c in pend[0] if (p := eng.tracker.where(c)) is not None
+                and p.zone == "trick"]
+        if len(left) == 1:
+            del st.together[seat]
+            self.arrival(eng, seat, Observe(o.t, seat, left[0], "trick", "up", "at"))
+
+    def renounce_corrected(self, eng: Engine, seat: str, card: str, t: int) -> None:
+        b = eng.b
+        if not self.is_dealer_side(eng, seat):
+            self.adversary_renounce(eng, seat, card, t)
+            return
+        order = [s for s, _ in b.trick]
+        both = all(s in order for s in (lho(b.declarer or seat), partner(lho(b.declarer
+                                                                              or seat))))
+        fourth = b.withdrawn.get(seat) == 3
+        if self.dealer_renounce_penalty and both and not fourth and seat == b.declarer:
+            eng.emit(self.draft(
+                "revoke-corrected", self.c("dealer-renounce"),
+                f"The declarer corrected his renounce (the {card}): the eldest hand may "
+                "require him to play his highest or lowest card of the suit.",
+                offender=seat, cards=(card,), options=("require-highest", "require-lowest")), t)
+            return
+        eng.emit(self.draft(
+            "no-rectification", self.c("dealer-renounce"),
+            f"The declarer corrected his renounce (the {card}) in time: no penalty here.",
+            severity="info", offender=b.controller(seat), cards=(card,)), t)
+
+    def adversary_renounce(self, eng: Engine, seat: str, card: str, t: int) -> None:
+        self.make_callable(eng, seat, (card,), self.c("renounce"), (
+            f"{name(seat)} corrected his renounce in time: the {card} played in error is an "
+            "exposed card, liable to be called; or the declarer may require his highest or "
+            "lowest card of the suit to this trick. Those who played after him may take back "
+            "their cards, which are not exposed."), t, options=self.renounce_options)
+
+    def revoke(self, eng: Engine, seat: str, card: str, t: int) -> None:
+        b = eng.b
+        eng.emit(self.draft(
+            "revoke", self.c("revoke"),
+            f"{name(seat)} revoked with the {card} and the trick was turned and quitted (or his "
+            "side played to the next trick): the revoke is established and its penalty is "
+            "scored at the end of the hand.", offender=b.controller(seat), cards=(card,)), t)
+
+    # -- the non-offenders' answers ---------------------------------------------------------
+    def closes(self, r: Ruling, option: str) -> bool:
+        if r.kind == "exposed-card":
+            return option != "call-card"
+        return r.kind != "new-deal" or option == "demand-new-deal"
+
+    def decide(self, eng: Engine, r: Ruling, d: Decide) -> None:
+        b = eng.b
+        opt = d.option
+        seat = r.offender
+        if seat is None:
+            raise InvalidEvent(b.phase, "decide", f"alert {r.id} names no offender")
+        if opt == "demand-new-deal":
+            claimants = state(eng).claims.get(r.id, [])
+            if d.seat is not None and d.seat not in claimants:
+                raise InvalidEvent(b.phase, "decide", f"{d.seat} may not claim a new deal")
+            eng.flags.add("new-deal-demanded")
+            return
+        if opt in ("call-suit", "require-lead-suit") and d.suit is None:
+            raise InvalidEvent(b.phase, "decide", f"option {opt} needs a suit")
+        if r.kind == "lead-out-of-turn":
+            state(eng).loot = None
+        if opt == "call-card":
+            self.decide_call(eng, r, d, seat)
+        elif opt == "designate-card":
+            self.designate(eng, r, d, seat)
+        elif opt == "treat-as-exposed":
+            self.make_callable(eng, seat, r.cards, self.c("treated"), self.callable_text(
+                seat, r.cards, "treated as exposed at the declarer's choice"), d.t)
+        elif opt == "call-suit":
+            seats = (b.declarer or seat, b.dummy or seat) if r.kind == "misnamed-card" else (
+                seat, partner(seat))
+            self.add_rule(eng, seats, opt, d.suit, r.id, lead=True)
+        elif opt in ("require-lead-suit", "forbid-lead-suit"):
+            leader = b.leader or (lho(b.dealer) if b.whist and b.dealer else partner(seat))
+            if b.opening_lead_faced:
+                leader = partner(seat)
+            self.add_rule(eng, (leader,), opt, d.suit or suit(r.cards[0]), r.id, lead=True)
+            if self.lead_option_picks_up(r):
+                self.pick_up(eng, seat, r.cards)
+        elif opt in ("require-highest", "require-lowest", "require-win", "require-not-win"):
+            target = seat if r.kind in ("exposed-card", "revoke-corrected") else partner(seat)
+            led = b.led_suit() if opt in ("require-highest", "require-lowest") else None
+            self.add_rule(eng, (target,), opt, led, r.id, lead=False)
+            if r.kind == "exposed-card":
+                self.pick_up(eng, seat, r.cards)
+
+    def lead_option_picks_up(self, r: Ruling) -> bool:
+        return True
+
+    def decide_call(self, eng: Engine, r: Ruling, d: Decide, seat: str) -> None:
+        b = eng.b
+        mine = state(eng).callable.get(seat, {})
+        if r.kind == "lead-out-of-turn":
+            rid = self.make_callable(eng, seat, r.cards, self.c("loot"), self.callable_text(
+                seat, r.cards, "led out of turn and called"), d.t)
+            self.call_card(eng, seat, r.cards[0], rid)
+            return
+        card = d.card or next((c for c in r.cards if c in mine), None)
+        if card is None or card not in mine:
+            if card is not None and self.misnaming(eng, r, card, d.t):
+                return
+            raise InvalidEvent(b.phase, "decide", f"{card or 'no card'} is not one of "
+                               f"{name(seat)}'s exposed cards")
+        self.call_card(eng, seat, card, mine[card])
+
+    def misnaming(self, eng: Engine, r: Ruling, card: str, t: int) -> bool:
+        return False
+
+    def designate(self, eng: Engine, r: Ruling, d: Decide, seat: str) -> None:
+        b = eng.b
+        pend = state(eng).together.pop(seat, None)
+        if pend is None or d.card not in pend[0]:
+            raise InvalidEvent(b.phase, "decide", "designate-card needs one of the cards "
+                               "played together in field card")
+        card = d.card
+        assert card is not None
+        others = tuple(c for c in pend[0] if c != card)
+        if b.next_to_play() == seat:
+            eng.play(seat, card, d.t)
+        else:
+            eng.waiting_play[seat] = card
+        self.make_callable(eng, seat, others, self.c("together"), self.callable_text(
+            seat, others, f"played together with the {card}"), d.t)
+
+    # -- thrown hands, claims --------------------------------------------------------------
+    def thrown_hand(self, eng: Engine, seat: str, cards: tuple[str, ...], vis: str, t: int,
+                    obs: list[Observe]) -> None:
+        b = eng.b
+        if seat == b.dummy:
+            return
+        if self.abandon(eng, seat, t):
+            return
+        if seat == b.declarer:
+            state(eng).thrown[seat] = ""
+            eng.emit(self.draft(
+                "no-rectification", self.c("dealer-shows"),
+                f"The declarer faced {cards_text(cards)}: under this code only a claim is a "
+                "claim, and his cards are never liable to be called.", severity="info",
+                offender=seat, cards=cards), t)
+            return
+        state(eng).thrown[seat] = self.make_callable(
+            eng, seat, cards, self.c("thrown"), self.callable_text(
+                seat, cards, "thrown face up on the table") + " His partner cannot be forced "
+            "to abandon his own hand.", t)
+
+    def abandon(self, eng: Engine, seat: str, t: int) -> bool:
+        """All the players have thrown their cards face up: the hands are abandoned."""
+        b = eng.b
+        thrown = state(eng).thrown
+        need = {s for s in ("N", "E", "S", "W") if s != b.dummy}
+        if not self.hands_abandoned or need - set(thrown) != {seat}:
+            return False
+        earlier = tuple(rid for rid in thrown.values() if rid)
+        thrown[seat] = ""
+        eng.emit(self.draft(
+            "hands-abandoned", self.c("abandoned"),
+            "All the players have thrown their cards face up: the hands are abandoned and the "
+            "score stands as claimed and admitted; the hands may be examined only to establish "
+            "a revoke.", severity="penalty", supersedes=earlier), t)
+        for s in list(state(eng).callable):
+            self.pick_up(eng, s, tuple(state(eng).callable[s]))
+        if b.phase == "play":
+            b.move("claim")
+        return True
+
+    def claim_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], vis: str,
+                       t: int) -> None:
+        b = eng.b
+        if side(seat) == side(b.declarer or seat) and seat == b.declarer:
+            if self.abandon(eng, seat, t):
+                return
+            state(eng).thrown[seat] = ""
+            eng.emit(self.draft(
+                "claim-exposure", self.c("dealer-claim"),
+                f"The declarer showed {cards_text(cards)} with his claim: his cards are not "
+                "liable to be called.", severity="info", offender=seat, cards=cards), t)
+            return
+        if seat == b.dummy:
+            return
+        self.adversary_claim_exposure(eng, seat, cards, vis, t)
+
+    def adversary_claim_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...],
+                                 vis: str, t: int) -> None:
+        eng.emit(self.draft(
+            "claim-exposure", self.c("claim"),
+            f"{name(seat)} exposed {cards_text(cards)} after the declarer's claim: these cards "
+            "are not liable to be called, even if the claim proves false (nor should the "
+            "declarer profit by seeing them).", severity="info", offender=seat, cards=cards), t)
+
+
+__all__ = ["OldPlay", "suit_name"]

@@ -1,0 +1,334 @@
+"""Portland & Turf Clubs, The Laws of Bridge (1904), laws 14-96: the whist-era base code.
+
+Seeds 001 and 004 are its words (docs/laws/portland-1904.md maps each clause to
+its scenarios). The dealer names trumps (or leaves it to dummy) and plays both
+hands; only "the dealer's adversaries" have cards liable to be called. The
+later codes refine this class: american-1907 in a few predicates, the auction
+codes with an auction in place of the declaration.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from tablesense.cards import lho, partner, rho, side, suit
+from tablesense.laws.base import cards_text, name
+from tablesense.laws.calls import pre_role, state
+from tablesense.laws.oldplay import OldPlay
+
+if TYPE_CHECKING:
+    from tablesense.engine.ruling import Ruling
+    from tablesense.engine.table import Engine
+    from tablesense.engine.tracker import Position
+    from tablesense.events import Call, Named, Observe
+
+LAST_CARDS_MS = 2000  # L41: "one of the last cards", no reasonable time to decide
+
+
+class Portland1904(OldPlay):
+    """Exposed cards are liable to be called (L72-85); the dealer is never penalised."""
+
+    id: ClassVar[str] = "portland-1904"
+    title: ClassVar[str] = "Portland & Turf Clubs, The Laws of Bridge (1904)"
+    year: ClassVar[int] = 1904
+    source: ClassVar[str] = ("seeds 001, 004; Hoffmann, Hoyle's Games Modernized (1909), "
+                             "laws 1-96 (sources/portland-turf-laws-of-bridge-1904.txt)")
+    whist: ClassVar[bool] = True
+    # how a card was shown -> exposed / not / director, before visibility is considered
+    partner_sees_rule: ClassVar[bool] = False  # L73 lists no "partner can see" exposure
+    named_exposes: ClassVar[bool] = False
+    # who may claim a new deal when the dealer's side exposes a card in the deal (L40)
+    deal_claimants_of_dealer_side: ClassVar[str] = "each-adversary"
+    leader_pre_lead_callable: ClassVar[bool] = True  # L72: all adversaries' cards
+    pre_lead_options: ClassVar[dict[str, tuple[str, ...]]] = {
+        "leader": ("call-card",), "leaders-partner": ("call-card", "forbid-lead-suit")}
+    setup_kinds: ClassVar[dict[str, str]] = {
+        "draw": "draw-again", "shuffle": "redeal", "cut": "redeal", "pack": "redeal",
+        "deal": "new-deal"}
+    misnamed_rule: ClassVar[bool] = True  # L78
+    cite: ClassVar[dict[str, str]] = {
+        "draw": "Law 16", "shuffle": "Law 27, 33", "cut": "Law 35", "pack": "Law 39 (II)",
+        "deal": "Law 40, 41", "pre-declaration": "Law 70", "forfeit": "Law 71",
+        "leaders-partner": "Law 71, 72", "leader": "Law 71, 72", "before-lead": "Law 71",
+        "below": "Law 72", "exposed": "Law 72, 73 (II), 84", "held": "Law 72, 73 (II)",
+        "detached": "Law 78", "misnamed": "Law 78", "named": "Law 73",
+        "together": "Law 72, 73 (I)", "winning-cards": "Law 74", "dealer-claim": "Law 75",
+        "thrown": "Law 76", "abandoned": "Law 77", "claim": "Law 72, 75, 76",
+        "comply": "Law 79", "loot": "Law 80", "opening-loot": "Law 62, 80",
+        "dealer-loot": "Law 81", "false-lead": "Law 82", "fourth-before-third": "Law 86",
+        "played-in-error": "Law 72, 73 (II)", "renounce": "Law 94", "treated": "Law 80",
+        "dealer-renounce": "Law 95", "revoke": "Law 89-91", "dealer": "Law 72 (dealer)",
+        "dummy": "Law 62, 69", "dealer-premature": "Law 72, 81", "dealer-together": "Law 72",
+        "dealer-shows": "Law 72, 75", "simultaneous": "Law 72, 73 (II)"}
+    rules: ClassVar[dict[str, str]] = {
+        "what is exposed": "two or more cards played at once; any card dropped face up or "
+        "in any way exposed on or above the table, even if snatched up (L73)",
+        "card below the table": "not exposed (L72)",
+        "held so partner can see": "not listed: refer to the director (L73)",
+        "shown to an adversary only": "exposed if on or above the table (L73 II)",
+        "card detached so as to be named": "liable to be called; a wrong card named by the "
+        "dealer lets the adversaries call a suit at his or dummy's next lead (L78)",
+        "named as in the hand": "not an exposed card",
+        "drawing: more than one card shown": "draw again (L16)",
+        "card seen in shuffle or cut": "fresh shuffle (L27, L33) or fresh cut (L35)",
+        "card faced in the pack": "a new deal is required (L39 II)",
+        "card exposed in the deal": "the other side may claim a new deal before looking at "
+        "its cards, and before the deal is complete unless one of the last cards (L40, L41)",
+        "exposed before the trump declaration": "by the dealer or dummy: the eldest hand may "
+        "claim a new deal (L70); every exposure: partner forfeits double/redouble (L71)",
+        "exposed before the opening lead": "partner forfeits double/redouble; leader's "
+        "partner's card: call it, or instead forbid the leader its suit (L71)",
+        "exposed during the bidding": "no bidding (declaration code)",
+        "adversary's exposed card in play": "liable to be called, left face up; the call "
+        "may be repeated until played; never forces a revoke (L72, L83, L84)",
+        "dealer's (declarer's) exposed card": "never penalised, not liable to be called",
+        "dummy's exposed card": "no penalty: dummy is blind and deaf (L69)",
+        "cards played together": "all exposed; the declarer calls which one is played (L73)",
+        "winning cards led without waiting": "partner may be called on to win; the others "
+        "are exposed (L74)",
+        "adversary throws his hand": "exposed, liable to be called (L76)",
+        "adversaries expose after a claim": "liable to be called (L75 exempts only the "
+        "dealer's cards)",
+        "all four hands thrown": "hands abandoned, score as claimed and admitted (L77)",
+        "call not complied with": "penalty of a revoke (L79)",
+        "adversary leads out of turn": "call a suit from him or partner at the next lead, "
+        "or call the card (L80)",
+        "dealer leads out of turn": "no penalty; cannot be rectified after second hand "
+        "plays (L81)",
+        "false lead followed by all three": "the trick stands (L82)",
+        "fourth hand plays before third": "third may be called on to win or not to win (L86)",
+        "renounce corrected by an adversary": "card callable, or highest/lowest to that "
+        "trick (L94)",
+        "renounce corrected by the dealer": "highest or lowest, if both adversaries have "
+        "played and he is not fourth (L95)",
+        "simultaneous leads": "the card led out of turn is exposed (L72, L73)",
+    }
+
+    # -- small predicates ----------------------------------------------------------
+    def below(self, obs: list[Observe]) -> bool:
+        return bool(obs) and all(o.zone == "floor" or o.level == "below" for o in obs)
+
+    def classify(self, how: str, vis: str) -> str:
+        """exposed / not / director: is this showing an exposure under this code?"""
+        if how == "named":
+            return "exposed" if self.named_exposes else "not"
+        if how == "held":
+            return "director"
+        return "exposed"
+
+    def deal_claimants(self, b_dealer: str, offender: str) -> list[str]:
+        if side(offender) != side(b_dealer):
+            return [b_dealer, partner(b_dealer)]
+        if self.deal_claimants_of_dealer_side == "eldest":
+            return [lho(b_dealer)]
+        return [lho(b_dealer), rho(b_dealer)]
+
+    # -- before the deal is complete ------------------------------------------------------
+    def setup_exposure(self, eng: Engine, o: Observe) -> None:
+        b = eng.b
+        st = state(eng)
+        step = b.step or "deal"
+        if step == "draw":
+            drawn = st.drawn.setdefault(o.seat, [])
+            if o.card not in drawn:
+                drawn.append(o.card)
+            if len(drawn) == 2:
+                eng.emit(self.draft(
+                    self.setup_kinds["draw"], self.c("draw"),
+                    f"{name(o.seat)} exposed more than one card ({cards_text(tuple(drawn))}) "
+                    "in drawing: he must draw again.", offender=o.seat, cards=tuple(drawn)),
+                    o.t)
+            return
+        if step == "deal" and o.zone != "hand" and o.card not in st.seen_down:
+            step = "pack"
+        if step in st.steps_ruled or "redeal" in eng.flags:
+            return
+        kind = self.setup_kinds.get(step, "redeal")
+        offender = o.seat if o.zone == "hand" else b.dealer
+        if kind == "new-deal" and b.dealer is not None and offender is not None:
+            claimants = self.deal_claimants(b.dealer, offender)
+            r = eng.emit(self.draft(
+                "new-deal", self.c(step),
+                f"The {o.card} was exposed during the deal by {name(offender)}: "
+                f"{' or '.join(name(s) for s in claimants)} may claim a new deal, unless he has "
+                "looked at any of his cards; if there is no new deal the card cannot be called.",
+                offender=offender, cards=(o.card,), options=("demand-new-deal",)), o.t)
+            st.claims[r.id] = claimants
+            st.deal_claims[r.id] = o.t
+            st.steps_ruled.add(step)
+            return
+        st.steps_ruled.add(step)
+        eng.flags.add("redeal")
+        what = {"shuffle": "a fresh shuffle", "cut": "a fresh cut",
+                "pack": "a new deal"}.get(step, "a fresh shuffle, cut and deal")
+        eng.emit(self.draft(
+            "redeal", self.c(step),
+            f"The {o.card} was seen face up during the {step if step != 'pack' else 'deal'}"
+            f"{' (faced in the pack)' if step == 'pack' else ''}: there must be {what}.",
+            offender=offender, cards=(o.card,)), o.t)
+
+    def after_dealt(self, eng: Engine, t: int) -> None:
+        st = state(eng)
+        for rid, when in st.deal_claims.items():
+            if t - when > LAST_CARDS_MS:
+                eng.closed.add(rid)
+
+    def observed(self, eng: Engine, o: Observe, prev: Position | None) -> None:
+        st = state(eng)
+        if o.face == "down":
+            st.seen_down.add(o.card)
+        if o.zone == "hand" and eng.b.phase in ("setup", "auction"):
+            for rid in st.deal_claims:
+                claimants = st.claims.get(rid, [])
+                if o.seat in claimants:
+                    claimants.remove(o.seat)
+                    if not claimants:
+                        eng.closed.add(rid)
+
+    # -- exposures -------------------------------------------------------------------
+    def exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], how: str, vis: str,
+                 t: int, obs: list[Observe]) -> None:
+        b = eng.b
+        if self.below(obs):
+            self.not_exposed(eng, seat, cards, t, self.c("below"), "below the table")
+            return
+        verdict = self.classify(how, vis)
+        if verdict == "not" and not (how == "named" and b.phase == "auction"):
+            self.not_exposed(eng, seat, cards, t, self.c("named" if how == "named" else "held"),
+                             "named, not shown" if how == "named" else
+                             "shown where his partner could not see it")
+            return
+        severity = "director" if verdict == "director" else "penalty"
+        if b.phase == "auction":
+            self.auction_exposure(eng, seat, cards, t)
+        elif b.phase == "claim":
+            self.claim_exposure(eng, seat, cards, vis, t)
+        elif self.is_dealer_side(eng, seat):
+            self.dealer_side(eng, seat, cards, t)
+        elif b.phase == "lead":
+            self.before_lead(eng, seat, cards, t, severity)
+        else:
+            verb = {"held": "held so that it could be seen", "detached":
+                    "detached from the hand so as to be named", "thrown": "thrown face up",
+                    "named": "named as in his hand", "led": "led"}.get(how, "dropped face up")
+            text = self.callable_text(seat, cards, verb)
+            if severity == "director":
+                text += (" This code does not list a card held so that partner can see it: "
+                         "the director decides whether it is exposed.")
+            self.make_callable(eng, seat, cards, self.c(how if how in ("held", "detached")
+                                                        else "exposed"),
+                               text, t, severity=severity)
+
+    def not_exposed(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int, cite: str,
+                    why: str) -> None:
+        eng.emit(self.draft(
+            "not-exposed", cite,
+            f"{name(seat)}'s {cards_text(cards)} ({why}) is not an exposed card under this "
+            "code.", severity="info", offender=seat, cards=cards), t)
+
+    def dealer_side(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
+        b = eng.b
+        dummy = seat == b.dummy
+        eng.emit(self.draft(
+            "no-rectification", self.c("dummy" if dummy else "dealer"),
+            f"{name(seat)}'s {cards_text(cards)}: "
+            + (self.dummy_words() if dummy else self.dealer_words()),
+            severity="info", offender=b.controller(seat), cards=cards), t)
+
+    def dealer_words(self) -> str:
+        return ("only the dealer's adversaries' cards are liable to be called: the dealer "
+                "is not penalised.")
+
+    def dummy_words(self) -> str:
+        return "dummy being blind and deaf, he may expose some or all of his cards without penalty."
+
+    def before_lead(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int,
+                    severity: str) -> None:
+        role = pre_role(eng.b, seat) or "leader"
+        options = self.pre_lead_options.get(role, ("call-card",))
+        text = self.callable_text(seat, cards, "exposed before the opening lead")
+        if role == "leaders-partner":
+            text += self.pre_lead_words()
+        if role == "leader" and not self.leader_pre_lead_callable:
+            severity = "director"
+            text += (" This code does not say what the leader's own exposure before the lead "
+                     "costs beyond his partner's double: the director decides.")
+        self.make_callable(eng, seat, cards, self.c(role), text, t, options=options,
+                           severity=severity)
+
+    def pre_lead_words(self) -> str:
+        return (" Instead of calling it, the declarer may require the leader not to lead its "
+                "suit.")
+
+    # -- the declaration and doubling (whist-era) ---------------------------------------------
+    def auction_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
+        b = eng.b
+        st = state(eng)
+        if self.is_dealer_side(eng, seat) and not b.whist_declared and b.dealer is not None:
+            eldest = lho(b.dealer)
+            r = eng.emit(self.draft(
+                "new-deal", self.c("pre-declaration"),
+                f"{name(seat)} exposed {cards_text(cards)} before the trump declaration: "
+                f"{name(eldest)}, the eldest hand, may claim a new deal{self.consult_words()}.",
+                offender=seat, cards=cards, options=("demand-new-deal",)), t)
+            st.claims[r.id] = [eldest]
+        elif not self.is_dealer_side(eng, seat):
+            self.before_lead(eng, seat, cards, t, "penalty")
+        r = eng.emit(self.draft(
+            "forfeit-double", self.c("forfeit"),
+            f"{name(seat)} exposed {cards_text(cards)} before a card was led: "
+            f"{name(partner(seat))} forfeits any right to double or redouble this hand.",
+            offender=seat, cards=cards, until="hand"), t)
+        st.forfeit[partner(seat)] = r.id
+
+    def consult_words(self) -> str:
+        return ""
+
+    def before_call(self, eng: Engine, e: Call) -> None:
+        st = state(eng)
+        rid = st.forfeit.get(e.seat) if e.call in ("X", "XX") else None
+        rid = rid or (st.must_pass.get(e.seat) if e.call != "P" else None)
+        if rid is not None:
+            eng.emit(self.draft(
+                "call-not-complied", self.c("forfeit"),
+                f"{name(e.seat)} called {e.call} after losing the right to (alert {rid}): the "
+                "director must rule on the call.", severity="director", offender=e.seat), e.t)
+
+    def after_call(self, eng: Engine, e: Call) -> None:
+        st = state(eng)
+        for rid, claimants in st.claims.items():
+            if rid not in st.deal_claims and e.seat in claimants:
+                eng.closed.add(rid)  # he called instead of claiming the new deal
+
+    def auction_end(self, eng: Engine, t: int) -> None:
+        for rid in state(eng).claims:
+            eng.closed.add(rid)
+
+    def named(self, eng: Engine, e: Named) -> None:
+        if eng.b.phase in ("setup", "end"):
+            return
+        self.exposure(eng, e.seat, (e.card,), "named", "yes", e.t, [])
+
+    def adversary_claim_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...],
+                                 vis: str, t: int) -> None:
+        """L75 exempts only the dealer's cards: an adversary's cards shown stay callable."""
+        if self.abandon(eng, seat, t):
+            return
+        state(eng).thrown[seat] = self.make_callable(eng, seat, cards, self.c("claim"), (
+            self.callable_text(seat, cards, "exposed after the dealer's claim")
+            + " This code exempts only the dealer's own cards."), t)
+
+    # -- L78: the dealer names a wrong card ----------------------------------------------------
+    def misnaming(self, eng: Engine, r: Ruling, card: str, t: int) -> bool:
+        b = eng.b
+        if not self.misnamed_rule or b.declarer is None:
+            return False
+        eng.emit(self.draft(
+            "misnamed-card", self.c("misnamed"),
+            f"The declarer called the {card}, which is not {name(r.offender)}'s exposed card "
+            f"({cards_text(r.cards)}): the adversaries may call a suit when he or dummy first "
+            "has the lead.", offender=b.declarer, cards=(card,), options=("call-suit",)), t)
+        return True
+
+    def complies_suit(self, card: str, s: str) -> bool:
+        return suit(card) == s

@@ -1,0 +1,368 @@
+"""Writes the portland-1904 golden scenario journals (tests/scenarios/portland-1904/).
+
+Run: python tests/scenarios/make_portland1904.py — then check each ruling by hand
+against the law text and store ``tablesense replay`` output as NAME.rulings.jsonl.
+The deal is script.DEAL; North deals and declares no trumps, East (eldest hand)
+is content ("May I lead?"), so North plays both hands, South is dummy, East
+leads and West is the leader's partner. Each scenario's docstring names the
+clause of seed 001 or 004 it shows. The helpers are shared with the other
+old codes' scripts (make_american1907.py ...).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from script import DEAL, Script
+
+CODE = "portland-1904"
+SCENARIOS: dict[str, Callable[[str], Script]] = {}
+DUMMY = [c for c in DEAL["S"] if c != "CA"]
+
+
+def scenario(fn: Callable[[str], Script]) -> Callable[[str], Script]:
+    SCENARIOS[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def declared(code: str) -> Script:
+    """Whist era: North declares no trumps, East is content; auction codes: 3NT by North."""
+    s = Script(code).dealt()
+    if code in ("portland-1904", "american-1907"):
+        return s.declare("N", "N").call("E", "P")
+    return s.auction("1N P 3N P P P")
+
+
+def after_two_tricks(code: str) -> Script:
+    """East on lead at trick 3 (East won trick 2 with the SJ)."""
+    s = declared(code).play("E:CK").spread("S", DEAL["S"])
+    s.play("S:CA W:CJ N:C3").quit("E:CK S:CA W:CJ N:C3")
+    return s.trick("S:S3 W:S4 N:ST E:SJ")
+
+
+def north_on_lead(code: str) -> Script:
+    """North (declarer) on lead at trick 4."""
+    return after_two_tricks(code).trick("E:D6 S:DT W:D3 N:DA")
+
+
+# -- seed 001: CARDS LIABLE TO BE CALLED -------------------------------------------
+@scenario
+def exposed_card_called(code: str) -> Script:
+    """L72, L73 II: an adversary's card dropped face up is liable to be called."""
+    s = after_two_tricks(code).drop("E", "C5").cmd("decide", option="call-card")
+    return s.play("E:C5 S:CQ W:H5 N:C6")
+
+
+@scenario
+def snatched_up(code: str) -> Script:
+    """L73 II: exposed even though snatched up so quickly that no one can name it."""
+    s = after_two_tricks(code).obs("E", "DK", "table", gap=200)
+    return s.obs("E", "DK", "hand", "down")
+
+
+@scenario
+def below_the_table(code: str) -> Script:
+    """L72: a card dropped on the floor or below the table is not exposed."""
+    return after_two_tricks(code).drop("E", "D6", zone="floor", level="below")
+
+
+@scenario
+def cards_played_together(code: str) -> Script:
+    """L73 I: two cards played at once are exposed; the declarer calls one to the trick."""
+    s = after_two_tricks(code).together("E", ["C9", "C4"])
+    s.cmd("decide", option="designate-card", card="C4").obs("E", "C9", "table")
+    return s.play("S:CQ W:H5 N:C6")
+
+
+@scenario
+def winning_cards_without_waiting(code: str) -> Script:
+    """L74: East leads again without waiting for West: West may be called on to win."""
+    s = after_two_tricks(code).play("E:SK S:S5").obs("E", "DK", "trick")
+    s.cmd("decide", option="require-win").obs("E", "DK", "table")
+    return s.play("W:SQ")
+
+
+@scenario
+def dealer_claims(code: str) -> Script:
+    """L75: the dealer claims the rest and shows his cards: they are not liable to be called."""
+    s = after_two_tricks(code).cmd("claim", seat="N")
+    return s.spread("N", ["S2", "HA", "HQ", "H6"])
+
+
+@scenario
+def adversary_throws_hand(code: str) -> Script:
+    """L76: an adversary's cards thrown face up are exposed and liable to be called."""
+    return after_two_tricks(code).spread("W", ["SA", "SQ", "HK", "H9"])
+
+
+@scenario
+def hands_abandoned(code: str) -> Script:
+    """L77: all the players throw their cards face up: the hands are abandoned."""
+    s = after_two_tricks(code).spread("E", ["SK", "S6", "H7"])
+    s.spread("W", ["SA", "SQ", "HK"])
+    return s.spread("N", ["S2", "HA", "HQ", "H6"])
+
+
+@scenario
+def claim_then_all_throw(code: str) -> Script:
+    """L75, L77: after the dealer's claim the adversaries throw their cards too."""
+    s = after_two_tricks(code).cmd("claim", seat="N").spread("N", ["S2", "HA", "HQ", "H6"])
+    return s.spread("E", ["SK", "S6", "H7"]).spread("W", ["SA", "SQ", "HK"])
+
+
+@scenario
+def detached_card_called(code: str) -> Script:
+    """L78: a card detached so as to be named is liable to be called."""
+    s = after_two_tricks(code).obs("W", "SQ", "detached", seen_by=["N"])
+    s.cmd("decide", option="call-card", card="SQ")
+    return s.play("E:S6 S:S7 W:SQ N:S2")
+
+
+@scenario
+def dealer_misnames_card(code: str) -> Script:
+    """L78: the dealer names a wrong card: a suit may be called when he or dummy leads."""
+    s = after_two_tricks(code).obs("W", "SQ", "detached", seen_by=["N"])
+    s.cmd("decide", option="call-card", card="SA").cmd("decide", option="call-suit", suit="H")
+    s.trick("E:D6 S:DT W:D3 N:DA")
+    return s.play("N:C7")
+
+
+@scenario
+def highest_called_not_played(code: str) -> Script:
+    """L79, L94: a renounce corrected; the highest is called and not played: revoke penalty."""
+    s = north_on_lead(code).play("N:C7 E:DJ").obs("E", "DJ", "hand", "down")
+    s.cmd("decide", option="require-highest")
+    return s.play("E:C4 S:C2 W:H5")
+
+
+@scenario
+def called_suit_not_led(code: str) -> Script:
+    """L79, L80: a suit called from the offender's partner, who leads another."""
+    s = after_two_tricks(code).play("W:H5").cmd("decide", option="call-suit", suit="D")
+    return s.obs("W", "H5", "hand", "down").play("E:S6")
+
+
+@scenario
+def lead_out_of_turn_card_called(code: str) -> Script:
+    """L80: the dealer calls the card led out of turn; West plays it at his turn."""
+    s = after_two_tricks(code).play("W:H5").cmd("decide", option="call-card")
+    s.obs("W", "H5", "table")
+    return s.play("E:C9 S:CQ W:H5 N:C6")
+
+
+@scenario
+def dealer_leads_out_of_turn(code: str) -> Script:
+    """L81: the dealer leads out of turn: no penalty; it stands once second hand plays."""
+    return after_two_tricks(code).play("N:H3 E:H7 S:HJ W:H5")
+
+
+@scenario
+def false_lead_followed(code: str) -> Script:
+    """L82: a lead out of turn followed by the other three: the trick stands."""
+    return after_two_tricks(code).play("W:H5 N:H3 E:H7 S:HJ")
+
+
+@scenario
+def false_lead_partly_followed(code: str) -> Script:
+    """L82: only the second hand followed: his card is taken back without penalty."""
+    s = after_two_tricks(code).play("W:H5 N:H3").cmd("decide", option="call-suit", suit="C")
+    s.obs("N", "H3", "hand", "down").obs("W", "H5", "hand", "down")
+    return s.play("E:C9 S:CQ W:H5 N:C6")
+
+
+@scenario
+def call_never_forces_revoke(code: str) -> Script:
+    """L83, L84: the called card would be a revoke; the call lapses and is repeated later."""
+    s = north_on_lead(code).drop("E", "DK").cmd("decide", option="call-card")
+    s.trick("N:C7 E:C4 S:C2 W:H5")
+    s.cmd("decide", option="call-card").trick("N:D2 E:DK S:DQ W:D4")
+    return s
+
+
+@scenario
+def called_suit_lacking(code: str) -> Script:
+    """L85: called on to lead a suit he has none of: the penalty is paid."""
+    s = north_on_lead(code).trick("N:H3 E:H7 S:H2 W:HK").play("E:C4")
+    s.cmd("decide", option="call-suit", suit="C").obs("E", "C4", "hand", "down")
+    return s.play("W:H5")
+
+
+@scenario
+def fourth_before_partner(code: str) -> Script:
+    """L86: the fourth hand plays before his partner: the partner may be called on to win."""
+    s = north_on_lead(code).play("N:H3 W:HK").cmd("decide", option="require-not-win")
+    return s.play("E:H7 S:H2")
+
+
+@scenario
+def renounce_corrected_card_called(code: str) -> Script:
+    """L94: an adversary's renounce corrected in time: the card is liable to be called."""
+    s = north_on_lead(code).play("N:C7 E:DJ S:C2").obs("E", "DJ", "hand", "down")
+    s.obs("S", "C2", "hand", "down").play("E:C4 S:C2 W:H5")
+    s.quit("N:C7 E:C4 S:C2 W:H5")
+    return s.cmd("decide", option="call-card").play("N:D2 E:DJ")
+
+
+@scenario
+def dealer_renounce_corrected(code: str) -> Script:
+    """L95: the dealer corrects a renounce after both adversaries have played."""
+    s = north_on_lead(code).trick("N:H3 E:H7 S:H2 W:HK")
+    s.play("W:D4 N:H4 E:DJ").obs("N", "H4", "hand", "down")
+    return s.cmd("decide", option="require-lowest").play("N:D5 S:DQ")
+
+
+@scenario
+def dealer_fourth_renounce_corrected(code: str) -> Script:
+    """L95: no penalty when the dealer is fourth in hand."""
+    s = after_two_tricks(code).play("E:C9 S:CQ W:H5 N:H3").obs("N", "H3", "hand", "down")
+    return s.play("N:C6")
+
+
+@scenario
+def revoke_established(code: str) -> Script:
+    """L89-91: a revoke is established when the trick is turned and quitted."""
+    return after_two_tricks(code).trick("E:D6 S:DT W:H5 N:DA")
+
+
+@scenario
+def dummy_revokes(code: str) -> Script:
+    """L68 (seed 004): dummy is not liable to any penalty for a revoke."""
+    return north_on_lead(code).trick("N:C7 E:C4 S:H2 W:H5")
+
+
+@scenario
+def dealer_drops_card(code: str) -> Script:
+    """L72: only the adversaries' cards are liable to be called."""
+    return after_two_tricks(code).drop("N", "H3")
+
+
+@scenario
+def held_so_partner_sees(code: str) -> Script:
+    """L73: the code does not list a card held so that partner can see it."""
+    return after_two_tricks(code).obs("W", "HK", "hand", seen_by=["E"])
+
+
+@scenario
+def named_card(code: str) -> Script:
+    """L73: naming a card as in one's hand is not among the exposed cards."""
+    return after_two_tricks(code).cmd("named", seat="E", card="DK")
+
+
+# -- seed 004: DUMMY, EXPOSED CARDS ---------------------------------------------------
+@scenario
+def dummy_down_after_false_lead(code: str) -> Script:
+    """L62: dummy goes down as soon as a card is led, in or out of turn."""
+    s = declared(code).play("W:D3").spread("S", DEAL["S"])
+    s.cmd("decide", option="call-suit", suit="C").obs("W", "D3", "hand", "down")
+    return s.play("E:CK S:CA W:CJ N:C3")
+
+
+@scenario
+def dummy_exposes_before_lead(code: str) -> Script:
+    """L69: dummy may expose some or all of his cards without penalty."""
+    return declared(code).drop("S", "DT").play("E:CK")
+
+
+@scenario
+def dealer_exposes_before_declaration(code: str) -> Script:
+    """L70, L71: the eldest hand may claim a new deal; dummy forfeits his redouble."""
+    s = Script(code).dealt().drop("N", "HA").cmd("decide", option="demand-new-deal", seat="E")
+    return s.setup("shuffle").setup("deal").dealt().declare("N", "N").call("E", "P")
+
+
+@scenario
+def dummy_exposes_no_claim(code: str) -> Script:
+    """L70, L71: no new deal claimed; the eldest hand doubles instead."""
+    s = Script(code).dealt().drop("S", "DT").declare("N", "S").call("E", "X")
+    return s.call("N", "P")
+
+
+@scenario
+def forfeit_double(code: str) -> Script:
+    """L71: West exposes before a card is led: East may not double."""
+    s = Script(code).dealt().declare("N", "N").drop("W", "D9")
+    return s.call("E", "X").call("N", "P")
+
+
+@scenario
+def leaders_partner_suit_forbidden(code: str) -> Script:
+    """L71: instead of calling the card, the dealer forbids the leader its suit."""
+    s = declared(code).drop("W", "SQ").cmd("decide", option="forbid-lead-suit")
+    return s.obs("W", "SQ", "hand", "down").play("E:SK")
+
+
+@scenario
+def leader_exposes_before_lead(code: str) -> Script:
+    """L71, L72: the leader's own card exposed before the lead."""
+    return declared(code).drop("E", "DK").play("E:CK")
+
+
+# -- before the deal is complete (L16, L27-41) ---------------------------------------------
+@scenario
+def draw_two_cards(code: str) -> Script:
+    """L16: a player exposes more than one card in drawing: he draws again."""
+    s = Script(code, dealer=None).setup("draw").obs("N", "S4", "table")
+    s.obs("E", "HK", "table").obs("E", "D2", "table")
+    return s.setup("draw").setup("shuffle").setup("deal").dealt(dealer="N")
+
+
+@scenario
+def card_seen_in_shuffle(code: str) -> Script:
+    """L27, L33: the face of a card seen in the shuffle: a fresh shuffle."""
+    s = Script(code).setup("shuffle").obs("N", "C3", "table")
+    return s.setup("shuffle").setup("cut").setup("deal").dealt()
+
+
+@scenario
+def card_exposed_in_cut(code: str) -> Script:
+    """L35: a card exposed in cutting: a fresh cut."""
+    s = Script(code).setup("shuffle").setup("cut").obs("W", "H8", "table")
+    return s.setup("cut").setup("deal").dealt()
+
+
+@scenario
+def card_faced_in_pack(code: str) -> Script:
+    """L39 II: a card faced in the pack: there must be a new deal."""
+    s = Script(code).setup("shuffle").setup("cut").setup("deal").obs("E", "HA", "table")
+    return s.setup("shuffle").setup("cut").setup("deal").dealt()
+
+
+@scenario
+def card_exposed_in_deal_claimed(code: str) -> Script:
+    """L40: a card exposed in dealing by an adversary: the dealer may claim a new deal."""
+    s = Script(code).setup("deal").obs("E", "SK", "hand", "down").obs("E", "SK", "hand")
+    s.cmd("decide", option="demand-new-deal", seat="N")
+    return s.setup("shuffle").setup("deal").dealt()
+
+
+@scenario
+def deal_claim_lost_by_looking(code: str) -> Script:
+    """L40: the claim may not be made by a player who has looked at any of his cards."""
+    s = Script(code).setup("deal").obs("N", "HA", "table", "down").obs("N", "HA", "table")
+    s.obs("E", "SK", "hand", "down").obs("W", "SA", "hand", "down")
+    return s.dealt().declare("N", "N").call("E", "P")
+
+
+@scenario
+def last_card_exposed(code: str) -> Script:
+    """L41: one of the last cards exposed: the privilege is not lost by completing the deal."""
+    s = Script(code).setup("deal").obs("S", "CA", "table", "down", gap=200)
+    s.obs("S", "CA", "table", gap=300).dealt()
+    s.cmd("decide", option="demand-new-deal", seat="E")
+    return s.setup("shuffle").setup("deal").dealt()
+
+
+def main(code: str = CODE, scenarios: dict[str, Callable[[str], Script]] | None = None) -> None:
+    out = Path(__file__).parent / code
+    out.mkdir(parents=True, exist_ok=True)
+    todo = SCENARIOS if scenarios is None else scenarios
+    for name, make in todo.items():
+        make(code).write(out / f"{name}.jsonl")
+    print(f"wrote {len(todo)} journals to {out}")
+
+
+if __name__ == "__main__":
+    main()
