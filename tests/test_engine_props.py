@@ -113,3 +113,30 @@ def test_valid_but_surprising_events_never_crash_the_engine(
         o["t"] = last = max(int(o["t"]), last)
     out = list(replay_lines(json.dumps(o) for o in objs))
     assert all(isinstance(o, (Ruling, str)) for o in out)
+
+
+def test_deal_inferred_when_each_reader_holds_13() -> None:
+    from tablesense.engine import Engine
+    from tablesense.events import parse_event
+    from tablesense.robots import deal
+
+    hands = deal(random.Random(5))
+    eng = Engine()
+    t = 0
+    events = [{"type": "board", "table": "2", "board": 3, "dealer": "E"},
+              {"type": "setup", "step": "deal"}]
+    for i in range(13):
+        for seat in ("N", "E", "S", "W"):
+            events.append({"type": "observe", "seat": seat, "card": hands[seat][i],
+                           "zone": "hand", "face": "down", "level": "above"})
+    for ev in events:
+        t += 10
+        eng.apply(parse_event({"v": 1, "t": t, **ev}))
+        if len(events) > 2 and ev is events[-2]:
+            assert eng.snapshot()["phase"] == "setup"
+    assert eng.snapshot()["phase"] == "auction"
+    assert eng.board is not None and eng.board.turn == "E"
+    # the dealing machine's own `dealt` afterwards is accepted as the same deal
+    eng.apply(parse_event({"v": 1, "t": t + 1, "type": "dealt", "hands": hands}))
+    eng.apply(parse_event({"v": 1, "t": t + 2, "type": "call", "seat": "E", "call": "1C"}))
+    assert eng.board.calls == [("E", "1C")]

@@ -18,7 +18,7 @@ _ANY_TIME = frozenset(("board", "observe", "decide", "resolve", "named"))
 ALLOWED: Final[dict[str, frozenset[str]]] = {
     "idle": frozenset(("board",)),
     "setup": _ANY_TIME | {"setup", "dealt"},
-    "auction": _ANY_TIME | {"setup", "call", "declare"},
+    "auction": _ANY_TIME | {"setup", "dealt", "call", "declare"},
     "lead": _ANY_TIME | {"setup", "claim", "concede"},
     "play": _ANY_TIME | {"claim", "concede", "object"},
     "claim": _ANY_TIME | {"claim", "concede", "object"},

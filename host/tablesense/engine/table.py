@@ -206,8 +206,26 @@ class Engine:
             b.reset_deal()
         b.step = e.step
 
+    def _deal_complete(self) -> bool:
+        b = self.b
+        if b.dealer is None or b.step not in (None, "deal"):
+            return False
+        count = dict.fromkeys(SEATS, 0)
+        for p in self.tracker.pos.values():
+            if p.zone == "hand" and p.face != "up":
+                count[p.seat] += 1
+        return all(n == 13 for n in count.values())
+
     def _on_dealt(self, e: Dealt) -> None:
         b = self.b
+        if b.phase == "auction":
+            # A dealing machine's `dealt` after the host inferred the deal: the same
+            # deal, its hands taking precedence, as long as nobody has called.
+            if b.calls or b.whist_declared:
+                raise InvalidEvent(b.phase, "dealt", "the auction has started")
+            if e.hands is not None:
+                b.set_deal(e.hands, e.dealer)
+            return
         hands = e.hands
         if hands is None:
             hands = {s: tuple(sorted(c for c, p in self.tracker.pos.items()
@@ -304,6 +322,8 @@ class Engine:
         if b.phase == "setup":
             if o.face == "up":
                 self.law.setup_exposure(self, o)
+            elif o.zone == "hand" and self._deal_complete():
+                self._on_dealt(Dealt(o.t))  # domain.md: inferred when each reader holds 13
             return
         if o.zone == "trick":
             self._to_trick(o, prev)
