@@ -6,12 +6,16 @@
 
 from __future__ import annotations
 
+from tablesense.laws.american1907 import American1907
+from tablesense.laws.auction1913 import Auction1913
+from tablesense.laws.auction1929 import Auction1929
 from tablesense.laws.base import LawCode, UnknownCode
 from tablesense.laws.duplicate2017 import Duplicate2017
 from tablesense.laws.portland1904 import Portland1904
 
 DEFAULT_CODE = "duplicate-2017"
-CODES: dict[str, type[LawCode]] = {cls.id: cls for cls in (Duplicate2017, Portland1904)}
+CODES: dict[str, type[LawCode]] = {
+    cls.id: cls for cls in (Duplicate2017, Portland1904, American1907, Auction1929, Auction1913)}
 
 
 def find_code(code_id: str) -> LawCode:

@@ -46,6 +46,7 @@ class Portland1904(OldPlay):
         "draw": "draw-again", "shuffle": "redeal", "cut": "redeal", "pack": "redeal",
         "deal": "new-deal"}
     misnamed_rule: ClassVar[bool] = True  # L78
+    claim_exempts_adversaries: ClassVar[bool] = False  # L75 exempts the dealer's cards only
     cite: ClassVar[dict[str, str]] = {
         "draw": "Law 16", "shuffle": "Law 27, 33", "cut": "Law 35", "pack": "Law 39 (II)",
         "deal": "Law 40, 41", "pre-declaration": "Law 70", "forfeit": "Law 71",
@@ -193,7 +194,7 @@ class Portland1904(OldPlay):
             self.not_exposed(eng, seat, cards, t, self.c("below"), "below the table")
             return
         verdict = self.classify(how, vis)
-        if verdict == "not" and not (how == "named" and b.phase == "auction"):
+        if verdict == "not":
             self.not_exposed(eng, seat, cards, t, self.c("named" if how == "named" else "held"),
                              "named, not shown" if how == "named" else
                              "shown where his partner could not see it")
@@ -312,6 +313,9 @@ class Portland1904(OldPlay):
     def adversary_claim_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...],
                                  vis: str, t: int) -> None:
         """L75 exempts only the dealer's cards: an adversary's cards shown stay callable."""
+        if self.claim_exempts_adversaries:
+            super().adversary_claim_exposure(eng, seat, cards, vis, t)
+            return
         if self.abandon(eng, seat, t):
             return
         state(eng).thrown[seat] = self.make_callable(eng, seat, cards, self.c("claim"), (

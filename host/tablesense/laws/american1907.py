@@ -1,0 +1,93 @@
+"""American "Club Code" of Bridge laws, as printed by J. B. Elwell, Revised 1907 (seed 003).
+
+The Portland code with a few predicates changed: a card held so that partner can
+see any portion of its face is exposed (so one only an adversary sees is not);
+the eldest hand alone claims a new deal, "without consulting with his partner";
+a failure to comply with a call is forgiven if corrected before the trick is
+turned and quitted; the adversaries' cards shown after "I have the rest" are
+not liable to be called. The 1907 laws carry no numbers: citations name the
+section heading.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from tablesense.laws.portland1904 import Portland1904
+
+EXPOSED_DURING_PLAY = "Cards exposed during play"
+
+
+class American1907(Portland1904):
+    """Elwell's Club Code: partner-can-see exposures; calls may be corrected in time."""
+
+    id: ClassVar[str] = "american-1907"
+    title: ClassVar[str] = "American Club Code of Bridge laws (Elwell, Revised 1907)"
+    year: ClassVar[int] = 1907
+    source: ClassVar[str] = ("seed 003; J. B. Elwell, Bridge Axioms and Laws (1907) "
+                             "(sources/elwell-laws-of-bridge-revised-1907.txt)")
+    partner_sees_rule: ClassVar[bool] = True
+    deal_claimants_of_dealer_side: ClassVar[str] = "eldest"
+    leader_pre_lead_callable: ClassVar[bool] = False
+    correct_before_quit: ClassVar[bool] = True
+    premature_options: ClassVar[tuple[str, ...]] = (
+        "require-highest", "require-lowest", "require-win", "require-not-win")
+    dummy_down_on_any_lead: ClassVar[bool] = False  # "As soon as the eldest hand has led"
+    hands_abandoned: ClassVar[bool] = False  # no "hands abandoned" law in the 1907 text
+    misnamed_rule: ClassVar[bool] = False
+    claim_exempts_adversaries: ClassVar[bool] = True
+    cite: ClassVar[dict[str, str]] = {
+        **Portland1904.cite,
+        "draw": "Cutting", "shuffle": "Shuffling", "cut": "The deal", "pack": "A new deal (c)",
+        "deal": "There may be a new deal (a, b, d)", "pre-declaration":
+        "Cards exposed before play ¶1", "forfeit": "Cards exposed before play ¶2",
+        "leaders-partner": "Cards exposed before play ¶2", "leader":
+        "Cards exposed before play ¶2", "below": EXPOSED_DURING_PLAY,
+        "exposed": EXPOSED_DURING_PLAY + " (2d)", "held": EXPOSED_DURING_PLAY + " (3d)",
+        "detached": EXPOSED_DURING_PLAY + " (3d)", "named": EXPOSED_DURING_PLAY,
+        "together": EXPOSED_DURING_PLAY + " (1st)", "winning-cards": EXPOSED_DURING_PLAY,
+        "dealer-claim": EXPOSED_DURING_PLAY, "thrown": EXPOSED_DURING_PLAY,
+        "claim": EXPOSED_DURING_PLAY + " (\"I have the rest\")",
+        "comply": EXPOSED_DURING_PLAY + " (last ¶)", "loot": "Leads out of turn",
+        "opening-loot": "Leads out of turn", "dealer-loot": "Leads out of turn ¶2",
+        "false-lead": "Leads out of turn ¶3", "fourth-before-third": "Cards played in error",
+        "played-in-error": EXPOSED_DURING_PLAY + " (2d)", "renounce": "The revoke",
+        "treated": "Leads out of turn", "dealer-renounce": "The revoke",
+        "revoke": "The revoke", "dealer": EXPOSED_DURING_PLAY + " (dealer)",
+        "dummy": "Dummy", "dealer-premature": "Leads out of turn ¶2",
+        "dealer-together": EXPOSED_DURING_PLAY, "dealer-shows": EXPOSED_DURING_PLAY,
+        "simultaneous": EXPOSED_DURING_PLAY + " (2d)"}
+    rules: ClassVar[dict[str, str]] = {
+        **Portland1904.rules,
+        "held so partner can see": "exposed (3d); held so only an adversary sees it: not",
+        "shown to an adversary only": "held cards: not exposed; dropped face up: exposed",
+        "card detached so as to be named": "exposed if partner can see it (3d)",
+        "card seen in shuffle or cut": "re-shuffle; fresh cut",
+        "card exposed in the deal": "the other side (the eldest hand for the dealer's side) "
+        "may claim a new deal before the deal is complete and before looking at his cards",
+        "exposed before the trump declaration": "by the dealer or dummy: the eldest hand may, "
+        "without consulting his partner, claim a new deal; partner forfeits double/redouble",
+        "exposed before the opening lead": "partner forfeits double/redouble; leader's "
+        "partner's card: call it or forbid the leader its suit; the leader's own card: not "
+        "said (director)",
+        "dummy's exposed card": "no dummy penalty in the 1907 text (Dummy)",
+        "adversaries expose after a claim": "not liable to be called (\"I have the rest\")",
+        "all four hands thrown": "no such law in the 1907 text: each adversary's cards are "
+        "exposed",
+        "call not complied with": "penalty of a revoke unless corrected before the trick is "
+        "turned and quitted",
+        "fourth hand plays before third": "second hand may be called on for highest or "
+        "lowest, or to win or lose the trick",
+        "card named by the dealer is not the exposed one": "an invalid call (no rule)",
+    }
+
+    def classify(self, how: str, vis: str) -> str:
+        if how in ("held", "detached"):
+            return {"yes": "exposed", "no": "not"}.get(vis, "director")
+        return super().classify(how, vis)
+
+    def consult_words(self) -> str:
+        return ", without consulting with his partner"
+
+    def pre_lead_words(self) -> str:
+        return " The declarer may either call it or require the leader not to lead its suit."

@@ -1,0 +1,100 @@
+"""Whist Club (New York) Laws of Auction, c.1913, Laws 65-79 (codes.md section 6; no seed).
+
+The American bridge code carried over to auction: exposures are the American
+three plus a card named as held by an adversary (L68); one shown to an
+adversary only is not exposed (L69). A card exposed during the auction is
+subject to call and silences the offender's partner for the rest of the
+auction (L65); the leader's partner's card before the lead may be called *and*
+its suit forbidden (L66).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from tablesense.cards import partner
+from tablesense.laws.american1907 import American1907
+from tablesense.laws.base import cards_text, name
+from tablesense.laws.calls import state
+
+if TYPE_CHECKING:
+    from tablesense.engine.ruling import Ruling
+    from tablesense.engine.table import Engine
+
+WC = "Whist Club Laws of Auction"
+
+
+class Auction1913(American1907):
+    """Auction, 1913: an exposure in the bidding silences partner; named cards are exposed."""
+
+    id: ClassVar[str] = "auction-1913"
+    title: ClassVar[str] = "Whist Club (New York) Laws of Auction (c.1913)"
+    year: ClassVar[int] = 1913
+    source: ClassVar[str] = ("codes.md section 6: Whist Club Laws of Auction, Laws 65-79 "
+                             "(playingcardgames.net; Work, Auction of To-day, 1913)")
+    whist: ClassVar[bool] = False
+    named_exposes: ClassVar[bool] = True
+    leader_pre_lead_callable: ClassVar[bool] = True
+    pre_lead_options: ClassVar[dict[str, tuple[str, ...]]] = {
+        "leader": ("call-card",), "leaders-partner": ("call-card", "forbid-lead-suit")}
+    loot_options: ClassVar[tuple[str, ...]] = ("treat-as-exposed", "call-suit")
+    opening_loot_options: ClassVar[tuple[str, ...]] = ("treat-as-exposed", "call-suit")
+    cite: ClassVar[dict[str, str]] = {
+        **American1907.cite,
+        "bidding": f"{WC}, Law 65", "leaders-partner": f"{WC}, Law 66",
+        "leader": f"{WC}, Law 66", "exposed": f"{WC}, Law 67, 68", "held": f"{WC}, Law 68, 69",
+        "detached": f"{WC}, Law 68, 69", "named": f"{WC}, Law 68", "below": f"{WC}, Law 69",
+        "together": f"{WC}, Law 70", "winning-cards": f"{WC}, Law 71",
+        "thrown": f"{WC}, Law 72", "claim": f"{WC}, Law 72", "dealer-claim": f"{WC}, Law 72",
+        "dealer": f"{WC}, Law 72", "dealer-shows": f"{WC}, Law 72", "loot": f"{WC}, Law 76",
+        "opening-loot": f"{WC}, Law 76", "treated": f"{WC}, Law 76",
+        "dealer-loot": f"{WC}, Law 77", "false-lead": f"{WC}, Law 78",
+        "played-in-error": f"{WC}, Law 67, 68"}
+    rules: ClassVar[dict[str, str]] = {
+        **American1907.rules,
+        "what is exposed": "two or more cards played at once; a card dropped face up on the "
+        "table; one held so partner sees any part of it; a card named as held (L68)",
+        "named as in the hand": "exposed (L68)",
+        "shown to an adversary only": "not exposed (L69)",
+        "exposed before the trump declaration": "no declaration (auction code)",
+        "exposed during the bidding": "partner may make no further bid or double; the card "
+        "is subject to call; if partner leads first, declarer may forbid its suit (L65)",
+        "exposed before the opening lead": "leader's partner: call it and forbid the suit; "
+        "the leader's card: subject to call (L66)",
+        "adversary leads out of turn": "treat as exposed, or call a suit when either next "
+        "leads (L76)",
+    }
+
+    def auction_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
+        st = state(eng)
+        pard = partner(seat)
+        r = eng.emit(self.draft(
+            "partner-must-pass", self.c("bidding"),
+            f"{name(seat)} exposed {cards_text(cards)} before the final declaration: "
+            f"{name(pard)} may make no further bid or double.", offender=seat, cards=cards,
+            until="hand"), t)
+        st.must_pass[pard] = r.id
+        rid = self.make_callable(eng, seat, cards, self.c("bidding"), self.callable_text(
+            seat, cards, "exposed during the auction") + f" If {name(pard)} is to lead first, "
+            "the declarer may also forbid that suit.", t,
+            options=("call-card", "forbid-lead-suit"))
+        st.auction_cards.setdefault(seat, []).append(rid)
+
+    def lead_option_picks_up(self, r: Ruling) -> bool:
+        return False  # L65, L66: call the card *and* forbid the suit
+
+    def auction_end(self, eng: Engine, t: int) -> None:
+        super().auction_end(eng, t)
+        b = eng.b
+        st = state(eng)
+        st.must_pass.clear()
+        for seat, rids in st.auction_cards.items():
+            if b.role(seat) not in ("declarer", "dummy"):
+                continue
+            cards = tuple(st.callable.get(seat, {}))
+            self.pick_up(eng, seat, cards)
+            eng.emit(self.draft(
+                "no-rectification", self.c("dealer"),
+                f"{name(seat)} became {b.role(seat)}: cards exposed by the declaring side are "
+                f"not liable to be called; {cards_text(cards)} go back to the hand.",
+                severity="info", offender=seat, cards=cards, supersedes=tuple(rids)), t)

@@ -1,0 +1,143 @@
+"""Portland Club Laws of Auction Bridge, as summarised by A. E. Manning Foster,
+*Auckland Star*, 7 June 1929 (seed 000; its own words decide).
+
+Descends from the Portland bridge code through the Portland & Bath auction laws
+of 1908 ("72 to 89 as in Bridge"): an auction instead of the dealer's
+declaration; "essentially a card is exposed only when the partner of its owner
+sees its face"; during the bidding the player on the offender's left may demand
+a new deal, otherwise the card is taken up and cannot be called; the declarer's
+exposed cards cannot be called but must be played from the table. Clause
+numbers (1)-(11) are the article's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from tablesense.cards import lho
+from tablesense.laws.base import cards_text, name
+from tablesense.laws.calls import state
+from tablesense.laws.portland1904 import Portland1904
+
+if TYPE_CHECKING:
+    from tablesense.engine.table import Engine
+    from tablesense.engine.tracker import Position
+    from tablesense.events import Observe
+
+MF = "Manning Foster 1929"
+
+
+class Auction1929(Portland1904):
+    """Auction bridge, 1929: partner must see it for a card to be exposed."""
+
+    id: ClassVar[str] = "auction-1929"
+    title: ClassVar[str] = "Portland Club Laws of Auction Bridge (Manning Foster, 1929)"
+    year: ClassVar[int] = 1929
+    source: ClassVar[str] = ("seed 000 (Auckland Star, 7 June 1929); ancestor: Portland & "
+                             "Bath Laws of Auction Bridge 1908 "
+                             "(sources/portland-bath-laws-of-auction-bridge-1908.txt)")
+    whist: ClassVar[bool] = False
+    setup_kinds: ClassVar[dict[str, str]] = {
+        "draw": "draw-again", "shuffle": "redeal", "cut": "redeal", "pack": "redeal",
+        "deal": "redeal"}
+    pre_lead_options: ClassVar[dict[str, tuple[str, ...]]] = {
+        "leader": ("call-card", "forbid-lead-suit", "require-lead-suit"),
+        "leaders-partner": ("call-card", "require-lead-suit")}
+    opening_loot_options: ClassVar[tuple[str, ...]] = ("require-lead-suit", "treat-as-exposed")
+    loot_options: ClassVar[tuple[str, ...]] = ("call-suit", "treat-as-exposed")
+    simultaneous_lead_rule: ClassVar[bool] = True
+    dealer_renounce_penalty: ClassVar[bool] = False
+    misnamed_rule: ClassVar[bool] = False
+    claim_exempts_adversaries: ClassVar[bool] = True
+    cite: ClassVar[dict[str, str]] = {
+        **{k: f"{MF}, general" for k in Portland1904.cite},
+        "draw": f"{MF} (1)", "shuffle": f"{MF} (2)", "cut": f"{MF} (2)", "pack": f"{MF} (2)",
+        "deal": f"{MF} (2)", "bidding": f"{MF} (3)", "leader": f"{MF} (4)",
+        "leaders-partner": f"{MF} (4), (6)", "dummy": f"{MF} (4)", "exposed": f"{MF} (5)",
+        "held": f"{MF} (5)", "detached": f"{MF} (5)", "played-in-error": f"{MF} (6)",
+        "opening-loot": f"{MF} (6)", "loot": f"{MF} (7)", "treated": f"{MF} (6), (7)",
+        "simultaneous": f"{MF} (8)", "together": f"{MF} (9)", "renounce": f"{MF} (10)",
+        "dealer-renounce": f"{MF} (10), general", "claim": f"{MF} (11)",
+        "dealer-claim": f"{MF} (11), general", "comply": "Portland & Bath 1908, Law 79",
+        "winning-cards": "Portland & Bath 1908, Law 74", "abandoned":
+        "Portland & Bath 1908, Law 77", "false-lead": "Portland & Bath 1908, Law 82",
+        "dealer-loot": "Portland & Bath 1908, Law 81", "fourth-before-third":
+        "Portland & Bath 1908, Law 86", "revoke": "Portland & Bath 1908, Law 89-91"}
+    rules: ClassVar[dict[str, str]] = {
+        **Portland1904.rules,
+        "what is exposed": "a face shown on or above the table, but essentially only when "
+        "the owner's partner sees it",
+        "held so partner can see": "exposed (the essence of exposure)",
+        "shown to an adversary only": "not exposed, no penalty",
+        "card detached so as to be named": "exposed if partner sees it",
+        "drawing: more than one card shown": "draw again (1)",
+        "card seen in shuffle or cut": "fresh shuffle, cut or deal (2)",
+        "card faced in the pack": "fresh shuffle, cut or deal (2)",
+        "card exposed in the deal": "fresh shuffle, cut or deal (2)",
+        "exposed before the trump declaration": "no declaration (auction code)",
+        "exposed during the bidding": "player on the offender's left may demand a new deal "
+        "(after looking at his cards); otherwise taken up, not callable (3)",
+        "exposed before the opening lead": "declarer/dummy: none; opponent: subject to call; "
+        "leader: forbid or name the initial lead instead; leader's partner: name the lead "
+        "or treat as exposed (4, 6)",
+        "dealer's (declarer's) exposed card": "never penalised, never callable, but must be "
+        "played from the table",
+        "dummy's exposed card": "no penalty (4)",
+        "cards played together": "all exposed; declarer calls any one to the trick (9)",
+        "adversaries expose after a claim": "not callable (11)",
+        "adversary leads out of turn": "call a suit at either opponent's next lead, or treat "
+        "as exposed (7); before the first lead by leader's partner: name the leader's suit "
+        "or treat as exposed (6)",
+        "renounce corrected by an adversary": "highest or lowest of the suit led, or treat the "
+        "card as exposed (10)",
+        "renounce corrected by the dealer": "declarer is never penalised",
+        "simultaneous leads": "the card led in error by the partner is exposed (8)",
+        "card named by the dealer is not the exposed one": "an invalid call (no rule)",
+    }
+
+    def classify(self, how: str, vis: str) -> str:
+        if how == "named":
+            return "not"
+        if vis == "no":
+            return "not"
+        if vis == "unknown" and how in ("held", "detached"):
+            return "director"
+        return "exposed"
+
+    def auction_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
+        left = lho(seat)
+        r = eng.emit(self.draft(
+            "new-deal", self.c("bidding"),
+            f"{name(seat)} exposed {cards_text(cards)} during the bidding: {name(left)} may "
+            "demand a new deal (after looking at his cards); if he does not, the card is taken "
+            "up and cannot be called.", offender=seat, cards=cards,
+            options=("demand-new-deal",)), t)
+        state(eng).claims[r.id] = [left]
+
+    def dealer_words(self) -> str:
+        return ("the declarer cannot be penalised and his cards cannot be called, but he may "
+                "not pick them up: he must play them from the table.")
+
+    def dealer_side(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
+        super().dealer_side(eng, seat, cards, t)
+        if seat == eng.b.declarer and eng.b.phase == "play":
+            state(eng).declarer_shown.update(cards)
+
+    def observed(self, eng: Engine, o: Observe, prev: Position | None) -> None:
+        super().observed(eng, o, prev)
+        shown = state(eng).declarer_shown
+        if o.card in shown and o.zone == "hand":
+            shown.discard(o.card)
+            eng.emit(self.draft(
+                "call-not-complied", f"{MF}, general",
+                f"The declarer picked up the {o.card} he had exposed: he must play it from the "
+                "table; the director decides.", severity="director",
+                offender=eng.b.declarer, cards=(o.card,)), o.t)
+
+    def adversary_renounce(self, eng: Engine, seat: str, card: str, t: int) -> None:
+        eng.emit(self.draft(
+            "revoke-corrected", self.c("renounce"),
+            f"{name(seat)} withdrew the {card} played in mistake: the declarer may require his "
+            "highest or lowest card of the suit led, or treat the card as exposed.",
+            offender=seat, cards=(card,),
+            options=("require-highest", "require-lowest", "treat-as-exposed")), t)
