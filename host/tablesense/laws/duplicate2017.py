@@ -202,7 +202,8 @@ class Duplicate2017(Play2017):
                 "auction-exposure", "Law 24A",
                 f"{who}'s {all_cards[0]} was exposed during the auction: it stays face up on "
                 "the table until the auction ends; no further rectification now.",
-                severity=severity, offender=seat, cards=all_cards), t)
+                severity="director" if vis == "unknown" else "info", offender=seat,
+                cards=all_cards), t)
         else:
             law = "Law 24C" if len(all_cards) >= 2 else "Law 24B"
             r = eng.emit(self.draft(
