@@ -2,10 +2,13 @@
 
 Reads the TOML config (errors name the file and the key), replays each
 table's journal, connects to the MQTT broker (retrying while it is down),
-opens every reader and runs until SIGTERM or Ctrl-C. Logs go to stderr as
-``key=value`` lines (``--json`` for one JSON object a line).
+opens every reader, serves the director's dashboard when ``[dashboard]``
+gives a port (its URL is printed on stderr) and runs until SIGTERM or
+Ctrl-C. Logs go to stderr as ``key=value`` lines (``--json`` for one JSON
+object a line).
 
-Exit status: 0 after a clean stop, 2 for a configuration error. A lost
+Exit status: 0 after a clean stop, 2 for a configuration error (or a
+dashboard port already taken). A lost
 reader or broker is never a reason to exit.
 """
 
@@ -83,5 +86,14 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    daemon.run_forever()
+
+    def started(d: Daemon) -> None:
+        if d.dashboard_url is not None:
+            print(f"tablesense: dashboard at {d.dashboard_url}", file=sys.stderr, flush=True)
+
+    try:
+        daemon.run_forever(started)
+    except OSError as exc:  # the dashboard's port is taken
+        print(f"tablesense run: dashboard: {exc}", file=sys.stderr)
+        return 2
     return 0

@@ -57,6 +57,7 @@ class BrokerConfig:
     max_inflight: int = 20
     transport: str = "tcp"  # or "websockets"
     tls: TLSConfig | None = None
+    protocol: int = 5  # MQTT 5, or 4 (3.1.1) for brokers without v5 (the embedded demo broker)
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,24 @@ class TableConfig:
 
 
 @dataclass(frozen=True)
+class DashboardConfig:
+    """The director's dashboard (``[dashboard]``), served by the daemon (daemon/web.py).
+
+    The page itself talks MQTT over WebSockets to the broker: ``broker_url``
+    is that URL as a browser sees it, ``{host}`` standing for the host name
+    the page was loaded from. ``username``/``password`` are handed to every
+    browser that loads the page (``/config.json``): give a dashboard user
+    only where the page is served to the directors alone (``bind``).
+    """
+
+    port: int = 8080
+    bind: str = "127.0.0.1"
+    broker_url: str = "ws://{host}:9001"
+    username: str | None = None
+    password: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     source: str = "<defaults>"
     version: int = CONFIG_VERSION
@@ -105,6 +124,7 @@ class Config:
     tables: dict[str, TableConfig] = field(default_factory=dict)
     dashboard_port: int | None = None
     state_interval_ms: int = 250
+    dashboard: DashboardConfig | None = None  # None: no dashboard ([dashboard] port absent)
 
 
 def load_config(path: str | Path) -> Config:
@@ -229,15 +249,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
     base = b.string("base", "tablesense") or "tablesense"
     if any(c in base for c in "#+") or base.startswith("/") or base.endswith("/"):
         b.fail(f"not a usable topic prefix: {base!r}", "base")
-    password = b.string("password")
-    password_file = b.path("password_file", None)
-    if password_file is not None:
-        if password is not None:
-            b.fail("give password or password_file, not both", "password_file")
-        try:
-            password = password_file.read_text().strip()
-        except OSError as exc:
-            b.fail(f"cannot read {password_file}: {exc.strerror}", "password_file")
+    password = _password(b)
     broker = BrokerConfig(
         host=b.string("host", "127.0.0.1") or "127.0.0.1",
         port=b.integer("port", 1883, 1, 65535) or 1883,
@@ -249,6 +261,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
         max_inflight=b.integer("max_inflight", 20, 1, 1000) or 20,
         transport=b.string("transport", "tcp", choices=("tcp", "websockets")) or "tcp",
         tls=tls,
+        protocol=b.integer("protocol", 5, 4, 5) or 5,
     )
     if password is not None and broker.username is None:
         b.fail("a password needs a username", "username")
@@ -318,9 +331,39 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
 
     d = root.table("dashboard")
     dashboard_port = d.integer("port", None, 0, 65535)
+    dashboard = _dashboard(d, dashboard_port)
     d.finish()
     state_ms = root.integer("state_interval_ms", 250, 0, 60_000)
     root.finish()
     return Config(source=source, version=CONFIG_VERSION, broker=broker, journal=journal,
                   outbox=outbox, link=link, tables=tables, dashboard_port=dashboard_port,
-                  state_interval_ms=250 if state_ms is None else state_ms)
+                  state_interval_ms=250 if state_ms is None else state_ms, dashboard=dashboard)
+
+
+def _password(r: _Reader) -> str | None:
+    """``password`` or the first line of ``password_file`` (not both)."""
+    password = r.string("password")
+    password_file = r.path("password_file", None)
+    if password_file is not None:
+        if password is not None:
+            r.fail("give password or password_file, not both", "password_file")
+        try:
+            password = password_file.read_text().strip()
+        except OSError as exc:
+            r.fail(f"cannot read {password_file}: {exc.strerror}", "password_file")
+    return password
+
+
+def _dashboard(d: _Reader, port: int | None) -> DashboardConfig | None:
+    bind = d.string("bind", "127.0.0.1") or "127.0.0.1"
+    url = d.string("broker_url", "ws://{host}:9001") or "ws://{host}:9001"
+    if not url.startswith(("ws://", "wss://")):
+        d.fail(f"expected a ws:// or wss:// URL, got {url!r}", "broker_url")
+    username = d.string("username")
+    password = _password(d)
+    if password is not None and username is None:
+        d.fail("a password needs a username", "username")
+    if port is None:
+        return None
+    return DashboardConfig(port=port, bind=bind, broker_url=url, username=username,
+                           password=password)

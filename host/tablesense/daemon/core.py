@@ -20,6 +20,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.tables import TableRuntime, dumps
 from tablesense.daemon.topics import Topics
 from tablesense.daemon.usb import SerialNumberResolver
+from tablesense.daemon.web import DashboardServer, dashboard_settings
 
 log = logging.getLogger("tablesense.daemon")
 
@@ -68,6 +70,12 @@ class Daemon:
         for name, t in config.tables.items():
             for seat, rc in t.readers.items():
                 self.links.append(self._make_link(name, seat, rc, settings))
+        self.web: DashboardServer | None = None
+        if config.dashboard is not None:
+            d = config.dashboard
+            self.web = DashboardServer(
+                dashboard_settings(config.broker.base, d.broker_url, list(config.tables),
+                                   d.username, d.password), bind=d.bind, port=d.port)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._started = False
@@ -84,7 +92,13 @@ class Daemon:
 
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> None:
-        """Replay journals, then connect to the broker and open the readers."""
+        """Serve the dashboard, replay journals, connect to the broker, open the readers.
+
+        The dashboard binds first, so a port already taken fails (OSError)
+        before anything else has started.
+        """
+        if self.web is not None:
+            self.web.start()
         for t in self.tables.values():
             t.replay()
             t.tick(int(time.time() * 1000))
@@ -104,6 +118,8 @@ class Daemon:
 
     def stop(self, timeout: float = 2.0) -> None:
         """Close readers, finish queued work, say offline; pending alerts stay stored."""
+        if self.web is not None:
+            self.web.stop(timeout)
         for link in self.links:
             link.stop(timeout)
         self._stop.set()
@@ -118,8 +134,15 @@ class Daemon:
         self.outbox.close()
         log.info("event=daemon-stopped")
 
-    def run_forever(self) -> None:
+    @property
+    def dashboard_url(self) -> str | None:
+        """The dashboard's address once started (None without ``[dashboard]``)."""
+        return self.web.url if self.web is not None else None
+
+    def run_forever(self, started: Callable[[Daemon], None] | None = None) -> None:
         self.start()
+        if started is not None:
+            started(self)
         try:
             while not self._stop.wait(1.0):
                 pass

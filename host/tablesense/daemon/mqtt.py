@@ -70,8 +70,9 @@ class Publisher:
     # -- setup -------------------------------------------------------------
     def _make_client(self) -> mqtt.Client:
         cfg = self.cfg
+        protocol = mqtt.MQTTv5 if cfg.protocol == 5 else mqtt.MQTTv311
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=cfg.client_id,
-                             protocol=mqtt.MQTTv5, transport=cfg.transport)  # type: ignore[arg-type]
+                             protocol=protocol, transport=cfg.transport)  # type: ignore[arg-type]
         if cfg.username is not None:
             client.username_pw_set(cfg.username, cfg.password)
         if cfg.tls is not None:
