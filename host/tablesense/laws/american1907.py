@@ -89,5 +89,7 @@ class American1907(Portland1904):
     def consult_words(self) -> str:
         return ", without consulting with his partner"
 
-    def pre_lead_words(self) -> str:
+    def pre_lead_words(self, role: str) -> str:
+        if role != "leaders-partner":
+            return ""
         return " The declarer may either call it or require the leader not to lead its suit."

@@ -114,6 +114,15 @@ class Auction1929(Portland1904):
             options=("demand-new-deal",)), t)
         state(eng).claims[r.id] = [left]
 
+    def pre_lead_words(self, role: str) -> str:
+        if role == "leader":
+            return (" As he is the initial leader, the declarer may instead forbid the initial "
+                    "lead of its suit or name a suit to be led; the card is then taken back.")
+        if role == "leaders-partner":
+            return (" Or the declarer may require the initial leader to lead a suit he names "
+                    "(either penalty, not both).")
+        return ""
+
     def dealer_words(self) -> str:
         return ("the declarer cannot be penalised and his cards cannot be called, but he may "
                 "not pick them up: he must play them from the table.")

@@ -248,8 +248,7 @@ class Portland1904(OldPlay):
         role = pre_role(eng.b, seat) or "leader"
         options = self.pre_lead_options.get(role, ("call-card",))
         text = self.callable_text(seat, cards, "exposed before the opening lead")
-        if role == "leaders-partner":
-            text += self.pre_lead_words()
+        text += self.pre_lead_words(role)
         if role == "leader" and not self.leader_pre_lead_callable:
             severity = "director"
             text += (" This code does not say what the leader's own exposure before the lead "
@@ -257,7 +256,9 @@ class Portland1904(OldPlay):
         self.make_callable(eng, seat, cards, self.c(role), text, t, options=options,
                            severity=severity)
 
-    def pre_lead_words(self) -> str:
+    def pre_lead_words(self, role: str) -> str:
+        if role != "leaders-partner":
+            return ""
         return (" Instead of calling it, the declarer may require the leader not to lead its "
                 "suit.")
 
