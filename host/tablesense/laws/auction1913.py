@@ -49,7 +49,10 @@ class Auction1913(American1907):
         "dealer": f"{WC}, Law 72", "dealer-shows": f"{WC}, Law 72", "loot": f"{WC}, Law 76",
         "opening-loot": f"{WC}, Law 76", "treated": f"{WC}, Law 76",
         "dealer-loot": f"{WC}, Law 77", "false-lead": f"{WC}, Law 78",
-        "played-in-error": f"{WC}, Law 67, 68"}
+        "played-in-error": f"{WC}, Law 67, 68",
+        "comply": "as American 1907, Cards exposed during play (last ¶) (assumed)",
+        "revoke": "as American 1907, The revoke (assumed)",
+        "renounce": "as American 1907, The revoke (assumed)"}
     rules: ClassVar[dict[str, str]] = {
         **American1907.rules,
         "what is exposed": "two or more cards played at once; a card dropped face up on the "
@@ -79,6 +82,16 @@ class Auction1913(American1907):
             "the declarer may also forbid that suit.", t,
             options=("call-card", "forbid-lead-suit"))
         st.auction_cards.setdefault(seat, []).append(rid)
+
+    def closes(self, r: Ruling, option: str) -> bool:
+        if r.kind == "exposed-card" and option == "forbid-lead-suit":
+            return False  # the card may still be called (L65, L66)
+        return super().closes(r, option)
+
+    def pre_lead_words(self, role: str) -> str:
+        if role != "leaders-partner":
+            return ""
+        return " The declarer may call it and also forbid the leader to lead its suit."
 
     def lead_option_picks_up(self, r: Ruling) -> bool:
         return False  # L65, L66: call the card *and* forbid the suit

@@ -289,10 +289,12 @@ class Portland1904(OldPlay):
     def before_call(self, eng: Engine, e: Call) -> None:
         st = state(eng)
         rid = st.forfeit.get(e.seat) if e.call in ("X", "XX") else None
-        rid = rid or (st.must_pass.get(e.seat) if e.call != "P" else None)
+        key = "forfeit"
+        if rid is None and e.call != "P" and e.seat in st.must_pass:
+            rid, key = st.must_pass[e.seat], "bidding"
         if rid is not None:
             eng.emit(self.draft(
-                "call-not-complied", self.c("forfeit"),
+                "call-not-complied", self.c(key),
                 f"{name(e.seat)} called {e.call} after losing the right to (alert {rid}): the "
                 "director must rule on the call.", severity="director", offender=e.seat), e.t)
 
