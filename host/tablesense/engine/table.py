@@ -16,7 +16,7 @@ from tablesense.engine.board import Board
 from tablesense.engine.errors import EngineError, InvalidEvent
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
-from tablesense.engine.tracker import Group, Position, Tracker
+from tablesense.engine.tracker import NOISE_COUNTERS, Group, Position, Tracker, Tuning
 from tablesense.events import (
     BoardStart,
     Call,
@@ -56,8 +56,15 @@ def combined(values: list[str]) -> str:
 class Engine:
     """One table's board state, card positions, obligations and rulings."""
 
-    def __init__(self, table: str | None = None, code: str | None = None) -> None:
+    def __init__(self, table: str | None = None, code: str | None = None,
+                 tuning: Tuning | None = None) -> None:
         self.table = table
+        self.tuning = tuning or Tuning()
+        # Glitches the tracker suppressed, per seat: visible in the reader's health topic.
+        self.noise: dict[str, dict[str, int]] = {
+            seat: dict.fromkeys(NOISE_COUNTERS, 0) for seat in SEATS}
+        self._low: dict[str, Observe] = {}  # card -> an uncorroborated low-confidence reading
+        self._conflicts: dict[str, Observe] = {}  # card -> first reading at the second seat
         self.code_override = code
         if code is not None:
             find_code(code)  # fail early on an unknown id
@@ -104,13 +111,17 @@ class Engine:
         return self._take()
 
     def flush(self) -> list[Ruling]:
-        """Close every open incident (end of a journal)."""
-        self._close(self.tracker.take_all())
+        """Close every open incident (end of a journal); a conflict still open counts."""
+        if self.board is not None:
+            self._close(self.tracker.take_all())
+            self._confirm_conflicts(self.now + self.tuning.conflict_ms)
         return self._take()
 
     def tick(self, now: int) -> list[Ruling]:
         """Time has passed without events: close the incidents whose window is over."""
-        self._close(self.tracker.take_expired(now))
+        if self.board is not None:
+            self._close(self.tracker.take_expired(now))
+            self._confirm_conflicts(now)
         return self._take()
 
     def snapshot(self) -> dict[str, Any]:
@@ -187,6 +198,8 @@ class Engine:
         self._n = 0
 
     def _new_deal(self) -> None:
+        self._low = {}
+        self._conflicts = {}
         self.tracker.reset()
         self.ob = Obligations()
         self.exposed = {}
@@ -310,11 +323,15 @@ class Engine:
     # -- observations --------------------------------------------------------------
     def _on_observe(self, o: Observe) -> None:
         b = self.b
+        if not self._admit(o):
+            return
         state = self.tracker.conflict(o)
         if state is not None:
             if state == "new":
-                self.law.sensor_conflict(self, o)
+                self._conflicts[o.card] = o
+            self._confirm_conflicts(o.t)
             return
+        self._confirm_conflicts(o.t)
         prev = self.tracker.update(o)
         self.law.observed(self, o, prev)
         if o.zone == "gone" or b.phase == "end":
@@ -339,6 +356,38 @@ class Engine:
             self._close(self.tracker.take_all())
             how = "held" if o.zone == "hand" else "detached"
             self.law.exposure(self, o.seat, (o.card,), how, visibility(o, o.seat), o.t, [o])
+
+    def _admit(self, o: Observe) -> bool:
+        """Low-confidence camera readings count only when a second one agrees."""
+        if o.conf is None or o.conf >= self.tuning.min_conf:
+            self._low.pop(o.card, None)
+            return True
+        prev = self._low.pop(o.card, None)
+        if prev is not None and (prev.seat, prev.zone, prev.face) == (o.seat, o.zone, o.face):
+            return True
+        self._low[o.card] = o
+        self.noise[o.seat]["low_conf"] += 1
+        return False
+
+    def _confirm_conflicts(self, now: int) -> None:
+        """A conflict that lasted ``conflict_ms`` is ruled on; shorter ones are noise."""
+        for card, first in list(self._conflicts.items()):
+            if card not in self.tracker.conflicts:
+                del self._conflicts[card]
+                self.noise[first.seat]["conflict"] += 1
+            elif now - first.t >= self.tuning.conflict_ms:
+                del self._conflicts[card]
+                self.law.sensor_conflict(self, first)
+
+    def _settled(self, o: Observe, zones: tuple[str, ...]) -> bool:
+        """Did the card stay where ``o`` put it at least ``min_dwell_ms``?"""
+        pos = self.tracker.where(o.card)
+        if pos is None or (pos.seat == o.seat and pos.zone in zones and pos.face == o.face):
+            return True
+        if pos.t - o.t >= self.tuning.min_dwell_ms:
+            return True
+        self.noise[o.seat]["flicker"] += 1
+        return False
 
     def _display(self, seat: str) -> bool:
         """Dummy's cards face up once the opening lead is faced are the display."""
@@ -390,6 +439,9 @@ class Engine:
 
     def _close_table(self, g: Group) -> None:
         assert g.seat is not None
+        g.items = [o for o in g.items if self._settled(o, ("table", "floor"))]
+        if not g.items:
+            return
         seat, cards = g.seat, g.cards
         vis = combined([visibility(o, seat) for o in g.items])
         t = g.items[-1].t
@@ -406,6 +458,8 @@ class Engine:
         b = self.b
         by_seat: dict[str, list[Observe]] = {}
         for o in g.items:
+            if not self._settled(o, ("trick",)):
+                continue
             by_seat.setdefault(o.seat, []).append(o)
         order = list(by_seat)
         nxt = b.next_to_play()

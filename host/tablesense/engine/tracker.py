@@ -21,6 +21,30 @@ THROWN_MS = 1000
 
 
 @dataclass(frozen=True)
+class Tuning:
+    """The noise thresholds of the host tracker (BENCHMARKS.md says how they were chosen).
+
+    - ``min_dwell_ms``: a card must stay in a trick zone, or face up at rest on
+      the table, at least this long to count; shorter is a zone-boundary flicker.
+    - ``conflict_ms``: a card sensed at two seats is a ``sensor-conflict`` only
+      when both readers still claim it this long after it began.
+    - ``min_conf``: a camera reading below this confidence is acted on only when
+      a second reading of the same card, seat, zone and face corroborates it.
+    """
+
+    min_dwell_ms: int = 150
+    conflict_ms: int = 500
+    min_conf: float = 0.6
+
+    def __post_init__(self) -> None:
+        if self.min_dwell_ms < 0 or self.conflict_ms < 0 or not 0 <= self.min_conf <= 1:
+            raise ValueError(f"invalid tuning {self}")
+
+
+NOISE_COUNTERS = ("flicker", "conflict", "low_conf")
+
+
+@dataclass(frozen=True)
 class Position:
     seat: str
     zone: str
