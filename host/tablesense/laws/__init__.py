@@ -12,6 +12,9 @@ from tablesense.laws.auction1929 import Auction1929
 from tablesense.laws.base import LawCode, UnknownCode
 from tablesense.laws.duplicate2017 import Duplicate2017
 from tablesense.laws.portland1904 import Portland1904
+from tablesense.laws.rules2017 import RULES_2017
+
+Duplicate2017.rules = RULES_2017  # its rule table lives beside the registry
 
 DEFAULT_CODE = "duplicate-2017"
 CODES: dict[str, type[LawCode]] = {

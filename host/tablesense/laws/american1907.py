@@ -59,6 +59,29 @@ class American1907(Portland1904):
         "simultaneous": EXPOSED_DURING_PLAY + " (2d)"}
     rules: ClassVar[dict[str, str]] = {
         **Portland1904.rules,
+        "what is exposed": "two or more cards played at once (1st); a card dropped face up or "
+        "in any way exposed on or above the table (2d); a card held so that partner can see "
+        "any portion of its face (3d)",
+        "card below the table": "not exposed (Cards exposed during play)",
+        "drawing: more than one card shown": "cut again (Cutting)",
+        "card faced in the pack": "a new deal is required (A new deal, c)",
+        "adversary's exposed card in play": "liable to be called, left face up; the call may "
+        "be repeated at every trick until played; never forces a revoke",
+        "cards played together": "the dealer calls which one he pleases to the current trick; "
+        "the others stay face up and may be called at any time (1st)",
+        "winning cards led without waiting": "partner may be made to win, if he can; the "
+        "others are exposed",
+        "adversary throws his hand": "exposed, liable to be called; the other cannot be forced "
+        "to abandon his hand",
+        "adversary leads out of turn": "call the card, or call a suit when either adversary "
+        "next leads (Leads out of turn)",
+        "dealer leads out of turn": "no penalty; cannot be rectified after second hand plays",
+        "false lead followed by all three": "the trick stands",
+        "renounce corrected by an adversary": "the card is exposed and may be called, or "
+        "highest/lowest to that trick (The revoke)",
+        "renounce corrected by the dealer": "highest or lowest, if both adversaries have "
+        "played and he is not fourth; never from dummy (The revoke)",
+        "simultaneous leads": "the card led out of turn is exposed (2d)",
         "held so partner can see": "exposed (3d); held so only an adversary sees it: not",
         "shown to an adversary only": "held cards: not exposed; dropped face up: exposed",
         "card detached so as to be named": "exposed if partner can see it (3d)",

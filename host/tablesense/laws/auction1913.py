@@ -58,6 +58,19 @@ class Auction1913(American1907):
         "what is exposed": "two or more cards played at once; a card dropped face up on the "
         "table; one held so partner sees any part of it; a card named as held (L68)",
         "named as in the hand": "exposed (L68)",
+        "card below the table": "not exposed (L69)",
+        "cards played together": "declarer calls any one to the trick; the others are "
+        "exposed (L70)",
+        "winning cards led without waiting": "partner may be made to win the first or any of "
+        "those tricks (L71)",
+        "adversary throws his hand": "exposed (L72)",
+        "adversaries expose after a claim": "not liable to be called (L72)",
+        "dealer's (declarer's) exposed card": "not liable to be called (L72)",
+        "dealer leads out of turn": "no penalty; not after second hand has played (L77)",
+        "false lead followed by all three": "the trick stands (L78)",
+        "drawing: more than one card shown": "not in the Laws 65-79 seen: as American 1907",
+        "call not complied with": "not in the Laws 65-79 seen: as American 1907 (revoke "
+        "penalty unless corrected before the trick is quitted)",
         "shown to an adversary only": "not exposed (L69)",
         "exposed before the trump declaration": "no declaration (auction code)",
         "exposed during the bidding": "partner may make no further bid or double; the card "

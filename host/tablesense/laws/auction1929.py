@@ -68,6 +68,20 @@ class Auction1929(Portland1904):
         "what is exposed": "a face shown on or above the table, but essentially only when "
         "the owner's partner sees it",
         "held so partner can see": "exposed (the essence of exposure)",
+        "card below the table": "not exposed (general)",
+        "named as in the hand": "not mentioned: not an exposed card",
+        "adversary's exposed card in play": "left face up, subject to call whenever it is "
+        "the owner's turn; a call never forces a revoke (5)",
+        "card detached so as to be named": "exposed if partner sees it (general)",
+        "winning cards led without waiting": "as the 1908 laws (L74): partner may be called on "
+        "to win; the others are exposed",
+        "call not complied with": "as the 1908 laws (L79): penalty of a revoke",
+        "all four hands thrown": "as the 1908 laws (L77): hands abandoned",
+        "dealer leads out of turn": "as the 1908 laws (L81): no penalty",
+        "false lead followed by all three": "as the 1908 laws (L82): the trick stands",
+        "fourth hand plays before third": "as the 1908 laws (L86): partner may be called on to "
+        "win or not to win",
+        "adversary throws his hand": "exposed, subject to call (5)",
         "shown to an adversary only": "not exposed, no penalty",
         "card detached so as to be named": "exposed if partner sees it",
         "drawing: more than one card shown": "draw again (1)",

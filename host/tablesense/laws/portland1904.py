@@ -103,6 +103,8 @@ class Portland1904(OldPlay):
         "renounce corrected by the dealer": "highest or lowest, if both adversaries have "
         "played and he is not fourth (L95)",
         "simultaneous leads": "the card led out of turn is exposed (L72, L73)",
+        "card named by the dealer is not the exposed one": "misnamed: the adversaries may call "
+        "a suit at his or dummy's next lead (L78)",
     }
 
     # -- small predicates ----------------------------------------------------------
