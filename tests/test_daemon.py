@@ -142,6 +142,7 @@ def test_a_board_through_the_daemon(mosquitto, watchers, pty_readers, tmp_path: 
         health = json.loads(w.on("ts/1/readers/E")[-1])
         assert health["state"] == "online" and health["serial"] == "RE"
         assert health["counters"]["frames"] >= 10 and health["counters"]["bad_crc"] == 0
+        assert health["suppressed"] == {"flicker": 0, "conflict": 0, "low_conf": 0}
     finally:
         director.close()
         daemon.stop()

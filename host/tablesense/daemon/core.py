@@ -201,7 +201,9 @@ class Daemon:
     def _on_link(self, m: LinkMessage) -> None:
         table = self.tables[m.table]
         if m.kind in ("online", "offline", "health"):
-            self.publisher.set_retained(self.topics.reader(m.table, m.seat), dumps(m.health))
+            # The link's counters, and the glitches the engine's tracker suppressed.
+            health = {**m.health, "suppressed": dict(table.engine.noise.get(m.seat, {}))}
+            self.publisher.set_retained(self.topics.reader(m.table, m.seat), dumps(health))
             if m.kind == "offline":
                 table.reader_offline_alert(m.seat, m.reason, m.t)
             return
