@@ -83,7 +83,6 @@ class Auction1929(Portland1904):
         "win or not to win",
         "adversary throws his hand": "exposed, subject to call (5)",
         "shown to an adversary only": "not exposed, no penalty",
-        "card detached so as to be named": "exposed if partner sees it",
         "drawing: more than one card shown": "draw again (1)",
         "card seen in shuffle or cut": "fresh shuffle, cut or deal (2)",
         "card faced in the pack": "fresh shuffle, cut or deal (2)",
