@@ -4,7 +4,9 @@
 starts the broker, waits until it accepts TCP connections and stops it at the
 end of the test. ``broker.stop()`` / ``broker.start()`` restart it on the same
 port, for outage tests; with ``persistence=True`` the broker keeps persistent
-sessions (and their queued QoS 1 messages) across that restart.
+sessions (and their queued QoS 1 messages) across that restart. ``extra`` lines
+are appended at the end of the config (e.g. a bridge: ``connection``, ``address``,
+``topic`` ...), so they may start a bridge section.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class Broker:
     users: dict[str, str] = field(default_factory=dict)
     acl: str | None = None
     persistence: bool = False
+    extra: list[str] = field(default_factory=list)
     proc: subprocess.Popen[bytes] | None = None
 
     def write_config(self) -> Path:
@@ -92,6 +95,7 @@ class Broker:
             lines += ["persistence true", f"persistence_location {self.dir}/",
                       "autosave_interval 1"]
         lines += [f"log_dest file {self.dir / 'mosquitto.log'}", "log_type all"]
+        lines += self.extra  # last: bridge options belong to the connection above them
         conf = self.dir / "mosquitto.conf"
         conf.write_text("\n".join(lines) + "\n")
         return conf
@@ -130,17 +134,20 @@ BrokerFactory = Callable[..., Broker]
 
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[BrokerFactory]:
-    """Factory: ``mosquitto(users={...}, acl="...", websockets=True, persistence=True)``."""
+    """Factory: ``mosquitto(users={...}, acl="...", websockets=True, persistence=True,
+    extra=["connection x", ...])``."""
     if find_mosquitto() is None:
         pytest.skip("mosquitto is not installed (run scripts/services)")
     started: list[Broker] = []
 
     def make(*, users: dict[str, str] | None = None, acl: str | None = None,
-             websockets: bool = False, persistence: bool = False) -> Broker:
+             websockets: bool = False, persistence: bool = False,
+             extra: list[str] | None = None) -> Broker:
         d = tmp_path / f"broker{len(started)}"
         d.mkdir()
         b = Broker(dir=d, port=free_port(), ws_port=free_port() if websockets else None,
-                   users=users or {}, acl=acl, persistence=persistence)
+                   users=users or {}, acl=acl, persistence=persistence,
+                   extra=list(extra or []))
         started.append(b)
         b.start()
         return b
