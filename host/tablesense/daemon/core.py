@@ -191,9 +191,11 @@ class Daemon:
                     last_state = now
                     t_ms = int(time.time() * 1000)
                     for t in self.tables.values():
+                        made = t.counters["rulings"]
                         t.tick(t_ms)
                         t.journal.maybe_sync()
-                        if t.dirty:
+                        # a ruling made by time alone (a closed incident) changes the state too
+                        if t.dirty or t.counters["rulings"] != made:
                             self._publish_state(t)
             except Exception:  # one bad item must not stop the tables
                 log.exception("event=core-error item=%r", item)
