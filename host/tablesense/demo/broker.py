@@ -66,8 +66,10 @@ class EmbeddedBroker:
         }
 
     def start(self, timeout: float = 10.0) -> None:
-        for name in ("amqtt", "transitions"):  # chatty at INFO: a line per packet
-            logging.getLogger(name).setLevel(logging.WARNING)
+        # amqtt logs a line per packet at INFO, and a traceback at ERROR each time a
+        # browser tab closes its WebSocket: for a demo, its critical messages only.
+        logging.getLogger("amqtt").setLevel(logging.CRITICAL)
+        logging.getLogger("transitions").setLevel(logging.WARNING)
         self._thread = threading.Thread(target=self._run, name="embedded-broker", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout):
