@@ -8,6 +8,7 @@ Portland ones replayed under this code, the others are written here.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -25,7 +26,7 @@ SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 
-def scenario(fn: p.Callable[[str], Script]) -> p.Callable[[str], Script]:
+def scenario(fn: Callable[[str], Script]) -> Callable[[str], Script]:
     SCENARIOS[fn.__name__.replace("_", "-")] = fn
     return fn
 

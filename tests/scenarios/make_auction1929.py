@@ -8,6 +8,7 @@ initial leader and West his partner.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -22,7 +23,7 @@ SHARED = ("below-the-table", "exposed-card-called", "call-never-forces-revoke",
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED if name != "lead-out-of-turn-card-called"}
 
 
-def scenario(fn: p.Callable[[str], Script]) -> p.Callable[[str], Script]:
+def scenario(fn: Callable[[str], Script]) -> Callable[[str], Script]:
     SCENARIOS[fn.__name__.replace("_", "-")] = fn
     return fn
 
