@@ -83,8 +83,10 @@ def declarer_of(calls: list[tuple[str, str]]) -> tuple[str, str] | None:
 
 
 def choose(hand: set[str], led: str | None, rng: random.Random) -> str:
-    same = sorted((c for c in hand if led is not None and suit(c) == led), key=rank_value)
-    pool = same or sorted(hand, key=rank_value)
+    # sorted on the card too: a set's order changes from one process to the next
+    same = sorted((c for c in hand if led is not None and suit(c) == led),
+                  key=lambda c: (rank_value(c), c))
+    pool = same or sorted(hand, key=lambda c: (rank_value(c), c))
     return pool[-1] if rng.random() < 0.5 else pool[0]
 
 

@@ -219,6 +219,14 @@ class Engine:
             b.reset_deal()
         b.step = e.step
 
+    def _seed_positions(self, hands: dict[str, tuple[str, ...]], t: int) -> None:
+        """Cards of a known deal that no reader has reported yet are in their hands:
+        a reading of one of them at another seat is then a conflict, not a move."""
+        for seat, cards in hands.items():
+            for card in cards:
+                if card not in self.tracker.pos:
+                    self.tracker.pos[card] = Position(seat, "hand", "down", "unknown", None, t)
+
     def _deal_complete(self) -> bool:
         b = self.b
         if b.dealer is None or b.step not in (None, "deal"):
@@ -244,6 +252,7 @@ class Engine:
             hands = {s: tuple(sorted(c for c, p in self.tracker.pos.items()
                                      if p.seat == s and p.zone == "hand")) for s in SEATS}
         b.set_deal(hands, e.dealer)
+        self._seed_positions(hands, e.t)
         b.move("dealt")
         b.step = None
         self.flags.discard("redeal")
@@ -325,13 +334,21 @@ class Engine:
         b = self.b
         if not self._admit(o):
             return
-        state = self.tracker.conflict(o)
+        if o.zone == "gone" and o.card not in self.tracker.conflicts:
+            prev = self.tracker.where(o.card)
+            if prev is not None and prev.seat != o.seat and prev.zone != "gone":
+                return  # a reader losing a card another reader holds: nothing moved
+        state = self.tracker.conflict(o, self._owner(o.card))
         if state is not None:
             if state == "new":
                 self._conflicts[o.card] = o
             self._confirm_conflicts(o.t)
             return
         self._confirm_conflicts(o.t)
+        if self.tracker.came_back(o, self.tuning.dropout_ms):
+            self.noise[o.seat]["dropout"] += 1
+            self.tracker.update(o)
+            return
         prev = self.tracker.update(o)
         self.law.observed(self, o, prev)
         if o.zone == "gone" or b.phase == "end":
@@ -344,18 +361,43 @@ class Engine:
             return
         if o.zone == "trick":
             self._to_trick(o, prev)
-        elif prev is not None and prev.zone == "trick":
-            self._from_trick(o)
-        elif o.face != "down" and o.zone in ("table", "floor"):
+            return
+        if prev is not None and prev.zone == "trick":
+            if not self._trick_flicker(o, prev):
+                self._from_trick(o)
+                return
+            prev = None  # the card never really reached the trick: a fresh movement
+        if o.face != "down" and o.zone in ("table", "floor"):
             self._to_table(o, prev)
         elif o.face == "up" and o.zone in ("hand", "detached"):
-            if prev and prev.zone == o.zone and prev.face == "up":
-                return
-            if o.card in self.exposed or o.card in self.played or self._display(o.seat):
-                return
-            self._close(self.tracker.take_all())
-            how = "held" if o.zone == "hand" else "detached"
-            self.law.exposure(self, o.seat, (o.card,), how, visibility(o, o.seat), o.t, [o])
+            self._held(o, prev)
+
+    def _trick_flicker(self, o: Observe, prev: Position) -> bool:
+        """Did the card leave a trick zone before ``min_dwell_ms``, still unplayed?"""
+        if o.t - prev.t >= self.tuning.min_dwell_ms or o.card in self.played:
+            return False
+        for g in self.tracker.groups:
+            if g.kind == "trick" and o.card in g.cards:
+                g.items = [x for x in g.items if x.card != o.card]
+                self.noise[prev.seat]["flicker"] += 1
+                self.tracker.groups = [g for g in self.tracker.groups if g.items]
+                return True
+        return False
+
+    def _held(self, o: Observe, prev: Position | None) -> None:
+        if prev and prev.zone == o.zone and prev.face == "up":
+            return
+        if o.card in self.exposed or o.card in self.played or self._display(o.seat):
+            return
+        self._close(self.tracker.take_all())
+        how = "held" if o.zone == "hand" else "detached"
+        self.law.exposure(self, o.seat, (o.card,), how, visibility(o, o.seat), o.t, [o])
+
+    def _owner(self, card: str) -> str | None:
+        b = self.b
+        if b.phase == "setup":
+            return None
+        return next((seat for seat, cards in b.deal.items() if card in cards), None)
 
     def _admit(self, o: Observe) -> bool:
         """Low-confidence camera readings count only when a second one agrees."""
@@ -400,6 +442,12 @@ class Engine:
             return
         if o.card in self.played:
             return
+        for g in self.tracker.groups:  # passed over the table antenna on its way
+            if g.kind == "table" and any(x.card == o.card and o.t - x.t <= self.tuning.transit_ms
+                                         for x in g.items):
+                g.items = [x for x in g.items if x.card != o.card]
+                self.noise[o.seat]["transit"] += 1
+        self.tracker.groups = [g for g in self.tracker.groups if g.items]
         self._close(self.tracker.take_holding(o.card))
         self.tracker.join("trick", o)
 

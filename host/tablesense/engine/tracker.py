@@ -30,18 +30,25 @@ class Tuning:
       when both readers still claim it this long after it began.
     - ``min_conf``: a camera reading below this confidence is acted on only when
       a second reading of the same card, seat, zone and face corroborates it.
+    - ``transit_ms``: a card sensed face up on the table that reaches the trick
+      zone within this time only passed over the table antenna on its way.
+    - ``dropout_ms``: a card reported gone that comes back to the same place
+      within this time never moved (a hand being sorted, a run of missed reads).
     """
 
     min_dwell_ms: int = 150
     conflict_ms: int = 500
     min_conf: float = 0.6
+    transit_ms: int = 500
+    dropout_ms: int = 1000
 
     def __post_init__(self) -> None:
-        if self.min_dwell_ms < 0 or self.conflict_ms < 0 or not 0 <= self.min_conf <= 1:
+        if min(self.min_dwell_ms, self.conflict_ms, self.transit_ms, self.dropout_ms) < 0 or (
+                not 0 <= self.min_conf <= 1):
             raise ValueError(f"invalid tuning {self}")
 
 
-NOISE_COUNTERS = ("flicker", "conflict", "low_conf")
+NOISE_COUNTERS = ("flicker", "conflict", "low_conf", "transit", "dropout")
 
 
 @dataclass(frozen=True)
@@ -80,9 +87,11 @@ class Tracker:
         self.pos: dict[str, Position] = {}
         self.groups: list[Group] = []
         self.conflicts: dict[str, str] = {}  # card -> the other seat that claims it
+        self.before_gone: dict[str, Position] = {}  # card -> where it was before `gone`
 
     def reset(self) -> None:
         self.pos.clear()
+        self.before_gone.clear()
         self.groups.clear()
         self.conflicts.clear()
 
@@ -92,27 +101,36 @@ class Tracker:
     def update(self, o: Observe) -> Position | None:
         """Record ``o``; return the card's previous position."""
         prev = self.pos.get(o.card)
+        if o.zone == "gone" and prev is not None and prev.zone != "gone":
+            self.before_gone[o.card] = prev
         self.pos[o.card] = Position(o.seat, o.zone, o.face, o.level, o.seen_by, o.t)
         return prev
 
-    def conflict(self, o: Observe) -> str | None:
-        """Is ``o`` the card at a second seat while another seat still senses it?
+    def came_back(self, o: Observe, within: int) -> bool:
+        """Is ``o`` a card back where it was before a short ``gone``?"""
+        prev = self.pos.get(o.card)
+        last = self.before_gone.get(o.card)
+        return (prev is not None and prev.zone == "gone" and last is not None
+                and o.t - prev.t <= within
+                and (last.seat, last.zone, last.face) == (o.seat, o.zone, o.face))
+
+    def conflict(self, o: Observe, owner: str | None = None) -> str | None:
+        """Is ``o`` the card at a second seat while another seat still senses it,
+        or at a seat other than its ``owner`` (when the deal is known)?
 
         Returns ``"new"`` for a conflict not yet reported, ``"again"`` for one
         already reported, ``None`` when there is none. The position stays with
-        the first seat while the conflict lasts; it ends when either seat
+        the first seat while the conflict lasts; it ends when the second seat
         stops sensing the card.
         """
         prev = self.pos.get(o.card)
         if o.zone == "gone":
-            if o.card in self.conflicts and (self.conflicts[o.card] == o.seat
-                                             or (prev and prev.seat == o.seat)):
-                other = self.conflicts.pop(o.card)
-                if prev and prev.seat == o.seat:
-                    self.pos[o.card] = Position(other, "gone", "unknown", "unknown", None, o.t)
+            if self.conflicts.get(o.card) == o.seat:
+                del self.conflicts[o.card]
                 return "again"
             return None
-        if prev is not None and prev.zone != "gone" and prev.seat != o.seat:
+        holder = prev.seat if prev is not None and prev.zone != "gone" else owner
+        if holder is not None and holder != o.seat:
             state = "again" if self.conflicts.get(o.card) == o.seat else "new"
             self.conflicts[o.card] = o.seat
             return state
