@@ -204,6 +204,10 @@ def test_rooms_bridged_to_a_central_broker(mosquitto, watchers, pty_readers,
     # the daemons said offline on their room brokers; the bridges carried it to the centre
     assert w.wait_for(lambda m: all(state(w, f"tablesense/{room}/bridge/state")
                                     == {"state": "offline"} for room in ROOMS), 5)
+    # a room broker going away: the central broker says so on the notification topic
+    brokers["room-b"].stop()
+    assert w.wait_for(lambda m: ("$SYS/broker/connection/bridge-room-b/state", b"0")
+                      in [(t, p) for t, p, *_ in m], 5)
     assert time.monotonic() - started < 20
 
 
