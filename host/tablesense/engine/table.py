@@ -9,8 +9,11 @@ by ``flush()`` at the end of a journal, or ``tick(now)`` from a daemon.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+# The law codes import the engine's rulings, so they are looked up at run time:
+# either package can then be imported first.
+from tablesense import laws
 from tablesense.cards import SEATS, lho, partner
 from tablesense.engine.board import Board
 from tablesense.engine.errors import EngineError, InvalidEvent
@@ -32,8 +35,9 @@ from tablesense.events import (
     Resolve,
     Setup,
 )
-from tablesense.laws import DEFAULT_CODE, LawCode, UnknownCode, find_code
-from tablesense.laws.base import ONE_ANSWER as ONE_ANSWER  # re-exported; LawCode.closes
+
+if TYPE_CHECKING:
+    from tablesense.laws.base import LawCode
 
 
 def visibility(o: Observe, holder: str) -> str:
@@ -67,9 +71,9 @@ class Engine:
         self._conflicts: dict[str, Observe] = {}  # card -> first reading at the second seat
         self.code_override = code
         if code is not None:
-            find_code(code)  # fail early on an unknown id
+            laws.find_code(code)  # fail early on an unknown id
         self.board: Board | None = None
-        self.law: LawCode = find_code(code or DEFAULT_CODE)
+        self.law: LawCode = laws.find_code(code or laws.DEFAULT_CODE)
         self.tracker = Tracker()
         self.ob = Obligations()
         self.rulings: list[Ruling] = []
@@ -181,10 +185,10 @@ class Engine:
 
     # -- events ------------------------------------------------------------------
     def _on_board(self, e: BoardStart) -> None:
-        code_id = self.code_override or e.code or DEFAULT_CODE
+        code_id = self.code_override or e.code or laws.DEFAULT_CODE
         try:
-            law = find_code(code_id)
-        except UnknownCode as exc:
+            law = laws.find_code(code_id)
+        except laws.UnknownCode as exc:
             raise InvalidEvent(self.board.phase if self.board else "idle", "board",
                                str(exc)) from None
         if self.table is not None and e.table != self.table:
