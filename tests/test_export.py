@@ -268,7 +268,7 @@ def test_names_event_and_bad_options(tmp_path: Path) -> None:
     assert (tags["North"], tags["West"], tags["South"]) == ("Smith, J.", "Jones", "South")
     assert tags["Event"] == 'Club \\"Pairs\\"' and tags["Scoring"] == "MP"
     lin = export(str(MINOR), "--format", "lin", "--player", "N=Smith, J.")
-    assert "|pn|South,West,Smith  J.,East|" in lin.stdout
+    assert "|pn|South,West,Smith J.,East|" in lin.stdout
     assert export(str(MINOR), "--player", "Q=x").returncode == 2
     assert export(str(MINOR), "--code", "no-such-code").returncode == 2
     assert export(str(tmp_path / "missing.jsonl")).returncode == 2

@@ -353,7 +353,7 @@ def pbn_board(rec: BoardRecord, meta: Meta = Meta()) -> str:
             lines.append(_pbn_comment(
                 f"whist-era code {rec.code}: {SEAT_NAMES.get(rec.declarer or '', '?')} "
                 f"declares, trumps {'no trumps' if rec.strain == 'N' else rec.strain}, "
-                f"doubled {rec.doubled} time(s)"))
+                + ("not doubled" if rec.doubled == 0 else f"doubled {rec.doubled}x")))
         lines += start
         start = []
         for i in range(len(rec.calls)):
@@ -442,7 +442,8 @@ def _lin_call(call: str) -> str:
 
 def lin_board(rec: BoardRecord, meta: Meta = Meta()) -> str:
     where = _placed(rec)
-    names = ",".join(_lin_text(meta.player(s)).replace(",", " ") for s in LIN_SEATS)
+    names = ",".join(_lin_text(meta.player(s)).replace(", ", " ").replace(",", " ")
+                     for s in LIN_SEATS)
     hands = ",".join(
         "".join(s + _holding(rec.deal.get(seat, ()), s) for s in SUITS)
         if rec.deal.get(seat) else "" for seat in LIN_SEATS)
