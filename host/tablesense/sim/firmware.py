@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import tty
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -180,20 +181,28 @@ def start_reader(
 # -- what the host should decode from a scenario ------------------------------------
 
 
-def load_scenario(path: str | os.PathLike[str], seat: str) -> list[dict[str, Any]]:
-    """The scenario lines for ``seat``, in time order (as firmware/sim/world.py reads them)."""
-    events: list[dict[str, Any]] = []
-    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            e = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}:{n}: {err}") from err
-        if e.get("type", "observe") != "observe" or e.get("seat", seat) != seat:
-            continue
-        events.append(e)
+Scenario = str | os.PathLike[str] | Iterable[dict[str, Any]]
+
+
+def load_scenario(source: Scenario, seat: str) -> list[dict[str, Any]]:
+    """The scenario lines for ``seat``, in time order (as firmware/sim/world.py reads them).
+
+    ``source`` is a scenario file or the lines themselves (dicts).
+    """
+    if isinstance(source, str | os.PathLike):
+        raw: list[dict[str, Any]] = []
+        for n, line in enumerate(Path(source).read_text().splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            try:
+                raw.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{source}:{n}: {err}") from err
+    else:
+        raw = list(source)
+    events = [e for e in raw
+              if e.get("type", "observe") == "observe" and e.get("seat", seat) == seat]
     events.sort(key=lambda e: int(e.get("t", 0)))
     return events
 
@@ -203,9 +212,19 @@ def _order(card: str) -> int:
 
 
 def expected_observations(
-    path: str | os.PathLike[str], seat: str, kind: str = "rfid"
+    path: Scenario, seat: str, kind: str = "rfid"
 ) -> list[dict[str, Any]]:
     """The OBSERVE fields (without ``t``) the reader sends for the scenario, in order.
+
+    See :func:`expected_timeline`, which also says when.
+    """
+    return [obs for _, obs in expected_timeline(path, seat, kind)]
+
+
+def expected_timeline(
+    path: Scenario, seat: str, kind: str = "rfid"
+) -> list[tuple[int, dict[str, Any]]]:
+    """``(scenario ms, OBSERVE fields without t)`` the reader sends, in order.
 
     Models what the firmware can sense: an RFID reader sees zones by antenna
     (``detached`` reads as ``hand``; every hand card is ``floor`` while the
@@ -221,11 +240,11 @@ def expected_observations(
     level_fault = False
     below = False
     camera_fault = False
-    out: list[dict[str, Any]] = []
+    out: list[tuple[int, dict[str, Any]]] = []
     events = load_scenario(path, seat)
     i = 0
     while i < len(events):
-        t = events[i].get("t", 0)
+        t = int(events[i].get("t", 0))
         while i < len(events) and events[i].get("t", 0) == t:
             e = events[i]
             i += 1
@@ -284,8 +303,8 @@ def expected_observations(
         for card, obs in sorted(changes, key=lambda c: _order(c[0])):
             if obs is None:
                 reported.pop(card, None)
-                out.append({"seat": seat, "card": card, "zone": "gone", "face": "unknown",
-                            "level": "unknown"})
+                out.append((t, {"seat": seat, "card": card, "zone": "gone",
+                                "face": "unknown", "level": "unknown"}))
                 continue
             reported[card] = obs
             f: dict[str, Any] = {"seat": seat, "card": card, "zone": obs[0], "face": obs[1],
@@ -294,5 +313,5 @@ def expected_observations(
                 f["seen_by"] = list(obs[3])
             if obs[4] is not None and obs[4] < 1:
                 f["conf"] = obs[4]
-            out.append(f)
+            out.append((t, f))
     return out
