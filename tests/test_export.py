@@ -278,3 +278,20 @@ def test_names_event_and_bad_options(tmp_path: Path) -> None:
 def test_pbn_writer_is_deterministic() -> None:
     lines = ROBOT.read_text().splitlines()
     assert to_pbn(export_lines(lines).boards) == to_pbn(export_lines(lines).boards)
+
+
+def test_export_replays_like_replay_every_scenario() -> None:
+    """The export's own replay loop gives the rulings and error lines replay gives."""
+    root = Path(__file__).parent
+    paths = sorted(p for p in root.glob("scenarios/*/*.jsonl")
+                   if not p.name.endswith(".rulings.jsonl")) + sorted(EXAMPLES.glob("*.jsonl"))
+    assert len(paths) > 50
+    for path in paths:
+        lines = path.read_text().splitlines()
+        items = list(replay_lines(lines))
+        done = export_lines(lines)
+        assert [r for b in done.boards for r in b.rulings] == \
+            [r for r in items if isinstance(r, Ruling)], path
+        assert done.errors == [r for r in items if isinstance(r, str)], path
+        to_pbn(done.boards)
+        to_lin(done.boards)
