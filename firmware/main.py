@@ -7,6 +7,8 @@ GP22; IR distance sensor on ADC0 (GP26). Frames go out over USB CDC
 
 ``seat.txt`` (one letter) and ``deck.txt`` (UID CARD lines) on the flash are
 optional: the host's CONFIG sets the seat, and tags carry their card code.
+``key.txt`` (hex, the same key as the host's ``tables.<t>.readers.<seat>.key``)
+makes the reader sign its frames (hardware/protocol.md section 2a).
 """
 
 import asyncio
@@ -41,9 +43,11 @@ def build():
         cards.load("deck.txt")  # else card codes come from tag memory
     scanner = RfidScanner(antennas, cards, AdcLevel(ADC(26)), settle_ms=5)
     serial = "TS-" + "".join(f"{b:02X}" for b in machine.unique_id())
+    key = read_file("key.txt", "")
     return Reader(
         scanner, sys.stdout.buffer, sys.stdin.buffer, seat=read_file("seat.txt", "N"),
         scan_ms=50, debounce_ms=100, serial=serial[:32], wdt=WDT(timeout=2000),
+        key=bytes.fromhex(key) if key else None,
     )
 
 

@@ -15,6 +15,12 @@ OBSERVE/FAULT frames are kept in a ring of ``ring`` frames; RESEND {from_seq}
 sends the kept ones from that seq on again, byte for byte (same seq). A host
 ACK {ack_seq} is cumulative; a kept frame pushed out of the ring before it
 was acked counts in HEARTBEAT ``dropped``.
+
+Signing (protocol.md section 2a): given ``key`` (bytes, from the board's
+``key.txt``), every frame goes out signed with a stamp one above the last,
+only signed host frames are taken, and the stamp of each CONFIG is adopted
+(the host's clock), so stamps stay fresh across reboots without a clock here.
+A resent frame keeps its seq but gets a new stamp.
 """
 
 import asyncio
@@ -31,7 +37,7 @@ HEARTBEAT_MS = 1000
 class Reader:
     def __init__(
         self, scanner, out, inp=None, seat="N", reader_id=None, scan_ms=50, debounce_ms=60,
-        serial="TS-0", ring=64, wdt=None, clock=ticks_ms, autostart=False,
+        serial="TS-0", ring=64, wdt=None, clock=ticks_ms, autostart=False, key=None,
     ):
         self.scanner = scanner
         self.out = out
@@ -54,14 +60,18 @@ class Reader:
         self.dropped = 0  # frames asked for again but no longer in the ring
         self.rx_errors = 0
         self.scans = 0
-        self.decoder = codec.Decoder()
+        self.key = codec.SigningKey(key) if key else None
+        self.stamp = 0  # signature stamp of the last signed frame sent
+        self.decoder = codec.Decoder(self.key, True, "host")
 
     # -- frames out ----------------------------------------------------------
     def now(self):
         return ticks_diff(self.clock(), self.t0) & 0xFFFFFFFF
 
     def send(self, mtype, fields):
-        frame = codec.encode(mtype, fields, self.reader_id, self.seq)
+        if self.key is not None:
+            self.stamp += 1
+        frame = codec.encode(mtype, fields, self.reader_id, self.seq, 0, self.key, self.stamp)
         if mtype in (codec.OBSERVE, codec.FAULT, codec.CALL):
             old = self._ring[self._ri]
             if old is not None and (self.acked < 0 or codec.seq_delta(old[0], self.acked) > 0):
@@ -101,7 +111,11 @@ class Reader:
         for k in range(n):
             item = self._ring[(self._ri + k) % n]
             if item is not None and 0 <= codec.seq_delta(item[0], from_seq) < newest:
-                self._write(item[1])
+                data = item[1]
+                if self.key is not None:  # a fresh stamp: the old one may be stale by now
+                    self.stamp += 1
+                    data = codec.resign(data, self.key, self.stamp)
+                self._write(data)
                 sent += 1
         return sent
 
@@ -120,6 +134,8 @@ class Reader:
         if frame.reader != self.reader_id:
             return  # on a shared bus: for another reader
         if frame.mtype == codec.CONFIG:
+            if frame.stamp is not None and frame.stamp > self.stamp:
+                self.stamp = frame.stamp  # the host's clock: fresher than ours after a reboot
             f = frame.fields
             self.seat = f["seat"]
             self.scan_ms = f["scan_ms"]

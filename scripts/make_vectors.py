@@ -13,6 +13,12 @@ Three lists:
   ``{"error": kind, "offset": n}``) and leaves ``counters`` exactly so.
 - ``encode_errors``: arguments that ``encode`` must refuse with
   ``LocalProtocolError``.
+- ``signed`` (protocol.md section 2a): ``key`` (hex), ``hmac`` (HMAC-SHA256
+  test vectors, RFC 4231 cases and ours, computed with CPython's ``hmac``),
+  ``good`` (signed frames: ``sender`` and ``stamp`` too; encoding with the key
+  gives ``hex``, and a ``Decoder(key, sender=...)`` gives ``frame``), ``bad``
+  (streams fed to ``Decoder(key, require=..., sender=...)``) and
+  ``encode_errors`` (keyed ``encode`` calls that must be refused).
 
 The bad frames are built with ``codec.pack_frame`` (the raw layer), since
 ``encode`` refuses to make them.
@@ -20,6 +26,7 @@ The bad frames are built with ``codec.pack_frame`` (the raw layer), since
 
 from __future__ import annotations
 
+import hmac
 import json
 import struct
 import sys
@@ -353,7 +360,123 @@ def build() -> dict[str, Any]:
         "good": good,
         "bad": bad,
         "encode_errors": errors,
+        "signed": build_signed(),
     }
+
+
+SIGN_KEY = bytes(range(0x40, 0x60))  # 32 bytes, for the vectors only
+LONG_SERIAL = "TS-" + "0123456789ABCDEFGHIJKLMNOPQRS"  # 32 characters: the largest frame
+
+SIGNED_GOOD: list[tuple[str, str, int, int, int, int, dict[str, Any]]] = [
+    # name, sender, mtype, reader, seq, stamp, fields
+    ("signed-hello-longest-serial", "reader", c.HELLO, 5, 0, 1,
+     {"kind": "rfid", "firmware": "1.0.3", "serial": LONG_SERIAL,
+      "capabilities": ["face", "level", "resend"]}),
+    ("signed-observe-worked-example", "reader", c.OBSERVE, 2, 300, 0x0123456789AB,
+     {"seat": "E", "card": "HQ", "zone": "trick", "face": "up", "level": "at", "seen_by": [],
+      "t": 83456}),
+    ("signed-heartbeat", "reader", c.HEARTBEAT, 2, 301, 0x0123456789AC,
+     {"uptime": 61000, "reads": 1234, "errors": 2, "dropped": 0}),
+    ("signed-ack-from-reader", "reader", c.ACK, 2, 302, 0x0123456789AD, {"ack_seq": 0}),
+    ("signed-config-from-host", "host", c.CONFIG, 2, 0, 0x0123456789AA,
+     {"seat": "E", "scan_ms": 20, "debounce_ms": 0}),
+    ("signed-ack-from-host", "host", c.ACK, 2, 1, 0x0123456789FF, {"ack_seq": 302}),
+    ("signed-stamp-zero", "reader", c.CALL, 6, 7, 0, {"seat": "S", "call": "3N", "t": 1}),
+    ("signed-stamp-max", "reader", c.CALL, 6, 8, c.MAX_STAMP, {"seat": "S", "call": "P", "t": 2}),
+]
+
+
+def signed_bad_streams() -> list[tuple[str, str, bool, bytes]]:
+    """name, the sender the decoder expects, require, stream."""
+    k = SIGN_KEY
+    obs = {"seat": "N", "card": "SA", "zone": "hand", "face": "down", "level": "above", "t": 9}
+    good = c.encode(c.OBSERVE, obs, 1, 10, key=k, stamp=1000)
+    raw = bytearray(c.cobs_decode(good[:-1]))
+    forged = bytearray(raw[:-4])
+    forged[-1] ^= 0x01  # last MAC byte
+    forged_frame = (c.cobs_encode(bytes(forged) + struct.pack("<I", c.crc32(bytes(forged))))
+                    + b"\x00")
+    tampered = bytearray(raw[:-4])
+    tampered[8] = 2  # the zone byte: hand -> table, CRC made good again, MAC not
+    tampered_frame = (c.cobs_encode(bytes(tampered) + struct.pack("<I", c.crc32(bytes(tampered))))
+                      + b"\x00")
+    noisy = bytearray(raw)
+    noisy[8] ^= 0x40  # line noise: the CRC catches it first, no forgery alarm
+    noisy_frame = c.cobs_encode(bytes(noisy)) + b"\x00"
+    host_ack = c.encode(c.ACK, {"ack_seq": 10}, 1, 3, key=k, stamp=2000, sender="host")
+    plain = c.encode(c.OBSERVE, obs, 1, 11)
+    other_key = c.encode(c.OBSERVE, obs, 1, 12, key=bytes(32), stamp=1001)
+    return [
+        ("signed-good-frame", "reader", True, good),
+        ("signed-forged-mac", "reader", True, forged_frame + good),
+        ("signed-tampered-payload", "reader", True, tampered_frame),
+        ("signed-line-noise-is-bad-crc", "reader", True, noisy_frame),
+        ("signed-other-key", "reader", True, other_key),
+        ("signed-reflected-host-frame", "reader", True, host_ack),
+        ("signed-host-frame-to-reader", "host", True, host_ack),
+        ("signed-unsigned-where-required", "reader", True, plain + good),
+        ("signed-unsigned-where-optional", "reader", False, plain + good),
+        ("signed-too-short-for-signature",
+         "reader", True, c.pack_frame(1, c.FLAG_SIGNED, 1, 5, c.ACK, b"\x05\x00")),
+        ("signed-unknown-type-after-good-mac",
+         "reader", True, c.pack_signed(1, 0, 1, 6, 9, b"\x01", k, 5)),
+        ("signed-other-incompatible-flag",
+         "reader", True, c.pack_signed(1, 0x02, 1, 7, c.ACK, b"\x05\x00", k, 6)),
+        ("signed-garbage-before-frame", "reader", True, b"\x13\x37\xfe" + good),
+    ]
+
+
+SIGNED_ENCODE_ERRORS: list[tuple[str, int, dict[str, Any], int, int, str]] = [
+    # name, mtype, fields, stamp, seq, sender
+    ("stamp-negative", c.ACK, {"ack_seq": 1}, -1, 0, "reader"),
+    ("stamp-over-48-bits", c.ACK, {"ack_seq": 1}, c.MAX_STAMP + 1, 0, "reader"),
+    ("sender-unknown", c.ACK, {"ack_seq": 1}, 1, 0, "bridge"),
+    ("bad-field-still-refused", c.CONFIG, {"seat": "N", "scan_ms": 0}, 1, 0, "host"),
+]
+
+HMAC_CASES: list[tuple[str, bytes, bytes]] = [
+    ("rfc4231-case-1", b"\x0b" * 20, b"Hi There"),
+    ("rfc4231-case-2", b"Jefe", b"what do ya want for nothing?"),
+    ("rfc4231-case-6-key-over-block", b"\xaa" * 131,
+     b"Test Using Larger Than Block-Size Key - Hash Key First"),
+    ("key-exactly-one-block", bytes(range(64)), b""),
+    ("frame-sized-message", SIGN_KEY, bytes(range(1, 61))),
+]
+
+
+def build_signed() -> dict[str, Any]:
+    good = []
+    for name, sender, mtype, reader, seq, stamp, fields in SIGNED_GOOD:
+        data = c.encode(mtype, fields, reader, seq, key=SIGN_KEY, stamp=stamp, sender=sender)
+        items = c.Decoder(SIGN_KEY, sender=sender).feed(data)
+        assert len(items) == 1 and isinstance(items[0], c.Frame), (name, items)
+        assert items[0].fields == fields and items[0].stamp == stamp, (name, items[0])
+        assert c.Decoder().feed(data)[0].kind == "incompatible_flag", name  # type: ignore[union-attr]
+        good.append({"name": name, "sender": sender, "mtype": mtype, "hex": data.hex(),
+                     "frame": items[0].to_dict()})
+    bad = []
+    for name, sender, require, data in signed_bad_streams():
+        dec = c.Decoder(SIGN_KEY, require=require, sender=sender)
+        items = dec.feed(data) + dec.feed_eof()
+        bad.append({"name": name, "sender": sender, "require": require, "hex": data.hex(),
+                    "expect": [expect_of(i) for i in items], "counters": dict(dec.counters)})
+    errors = []
+    for name, mtype, fields, stamp, seq, sender in SIGNED_ENCODE_ERRORS:
+        try:
+            c.encode(mtype, fields, 1, seq, key=SIGN_KEY, stamp=stamp, sender=sender)
+        except c.LocalProtocolError:
+            pass
+        else:
+            raise AssertionError(f"encode accepted {name}")
+        errors.append({"name": name, "mtype": mtype, "fields": fields, "stamp": stamp,
+                       "seq": seq, "sender": sender})
+    macs = []
+    for name, key, msg in HMAC_CASES:
+        mac = hmac.new(key, msg, "sha256").digest()
+        assert c.hmac_sha256(key, msg) == mac, name
+        macs.append({"name": name, "key": key.hex(), "msg": msg.hex(), "mac": mac.hex()})
+    return {"key": SIGN_KEY.hex(), "hmac": macs, "good": good, "bad": bad,
+            "encode_errors": errors}
 
 
 def render() -> str:

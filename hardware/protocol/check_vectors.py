@@ -4,7 +4,9 @@
 
 Imports ``codec`` from the given directory (the very file the firmware
 ships), checks every vector (each bad stream fed at once and byte by byte),
-and prints one JSON object: ``{"implementation", "checked", "failures"}``.
+and prints one JSON object: ``{"implementation", "checked", "failures",
+"signed_checked"}`` (``signed_checked``: the vectors of the optional signing
+section, checked when the codec has ``SigningKey``; protocol.md section 2a).
 Exit status 0 when nothing failed. Untyped on purpose: plain MicroPython.
 """
 
@@ -83,6 +85,67 @@ def check(codec, vectors):
     return checked, failures
 
 
+def check_signed(codec, signed):
+    failures = []
+    checked = 0
+    key = bytes.fromhex(signed["key"])
+    for v in signed["hmac"]:
+        checked += 1
+        got = codec.hmac_sha256(bytes.fromhex(v["key"]), bytes.fromhex(v["msg"]))
+        if got.hex() != v["mac"]:
+            failures.append([v["name"], "hmac", got.hex()])
+    for v in signed["good"]:
+        checked += 1
+        want = v["frame"]
+        try:
+            data = codec.encode(
+                v["mtype"], want["fields"], want["reader"], want["seq"], want["flags"],
+                key, want["stamp"], v["sender"],
+            )
+            if data.hex() != v["hex"]:
+                failures.append([v["name"], "encode", data.hex()])
+            dec = codec.Decoder(key, True, v["sender"])
+            got = items_of(codec, dec.feed(bytes.fromhex(v["hex"])))
+            if not same(got, [{"frame": want}]):
+                failures.append([v["name"], "decode", got])
+            got = items_of(codec, codec.Decoder().feed(bytes.fromhex(v["hex"])))
+            if len(got) != 1 or got[0].get("error") != "incompatible_flag":
+                failures.append([v["name"], "keyless decode", got])
+        except Exception as e:
+            failures.append([v["name"], "raised", repr(e)])
+    for v in signed["bad"]:
+        checked += 1
+        data = bytes.fromhex(v["hex"])
+        for mode in ("whole", "bytewise"):
+            try:
+                dec = codec.Decoder(key, v["require"], v["sender"])
+                results = []
+                if mode == "whole":
+                    results.extend(dec.feed(data))
+                else:
+                    for i in range(len(data)):
+                        results.extend(dec.feed(data[i : i + 1]))
+                results.extend(dec.feed_eof())
+                got = items_of(codec, results)
+                if not same(got, v["expect"]):
+                    failures.append([v["name"], mode, got])
+                if not same(dec.counters, v["counters"]):
+                    failures.append([v["name"], mode + " counters", dec.counters])
+            except Exception as e:
+                failures.append([v["name"], mode + " raised", repr(e)])
+    for v in signed["encode_errors"]:
+        checked += 1
+        try:
+            codec.encode(v["mtype"], v["fields"], 1, v["seq"], 0, key, v["stamp"], v["sender"])
+        except codec.LocalProtocolError:
+            continue
+        except Exception as e:
+            failures.append([v["name"], "raised", repr(e)])
+            continue
+        failures.append([v["name"], "encode accepted it"])
+    return checked, failures
+
+
 def main(argv):
     sys.path.insert(0, argv[1])
     import codec
@@ -90,9 +153,14 @@ def main(argv):
     with open(argv[2]) as f:
         vectors = json.load(f)
     checked, failures = check(codec, vectors)
+    signed_checked = 0
+    if "signed" in vectors and hasattr(codec, "SigningKey"):
+        signed_checked, more = check_signed(codec, vectors["signed"])
+        failures.extend(more)
     print(
         json.dumps(
-            {"implementation": sys.implementation.name, "checked": checked, "failures": failures}
+            {"implementation": sys.implementation.name, "checked": checked, "failures": failures,
+             "signed_checked": signed_checked}
         )
     )
     return 1 if failures else 0

@@ -18,9 +18,22 @@ in ``hardware/protocol/vectors.json`` pin it down byte for byte.
 >>> d = Decoder()
 >>> [f.fields for f in d.feed(encode(ACK, {"ack_seq": 7}, reader=2, seq=1))]
 [{'ack_seq': 7}]
+
+Signing is optional (protocol.md section 2a, MAVLink 2 style): with a shared
+key, :func:`encode` appends a stamp and a truncated HMAC-SHA256 and sets
+``FLAG_SIGNED``; a ``Decoder(key)`` checks them. Without a key nothing
+changes: unsigned frames are byte for byte those of v1.
+
+>>> key = bytes(range(16))
+>>> wire = encode(ACK, {"ack_seq": 7}, reader=2, seq=1, key=key, stamp=5)
+>>> [(f.fields, f.stamp) for f in Decoder(key).feed(wire)]
+[({'ack_seq': 7}, 5)]
+>>> [e.kind for e in Decoder(bytes(16)).feed(wire)]
+['bad_signature']
 """
 
 import binascii
+import hashlib
 import struct
 
 TYPE_CHECKING = False
@@ -45,11 +58,23 @@ MIN_ENCODED = MIN_FRAME + 1
 # (a receiver ignores the bits it does not know). As MAVLink 2 does.
 INCOMPAT_MASK = 0x0F
 COMPAT_MASK = 0xF0
-# Reserved: the frame carries a truncated HMAC-SHA256 signature (a later
-# protocol revision). This codec does not support it yet, so such frames are
-# dropped as ``incompatible_flag`` and encode() refuses to set it.
+# The frame carries a stamp and a truncated HMAC-SHA256 (protocol.md section
+# 2a). Only a receiver given the key supports it: a Decoder without one drops
+# signed frames as ``incompatible_flag``, and encode() sets it only with a key.
 FLAG_SIGNED = 0x01
-SUPPORTED_INCOMPAT = 0x00
+SUPPORTED_INCOMPAT = 0x00  # without a key; with one, FLAG_SIGNED too
+
+# Signature block, between the payload and the CRC of a signed frame:
+# stamp (u48 LE, strictly increasing per sender and key) | mac (8 bytes).
+# mac = HMAC-SHA256(key, direction | header | payload | stamp)[:8], where
+# direction is b"R" for a frame a reader sends and b"H" for one the host sends
+# (so a frame cannot be reflected back to its sender).
+STAMP_LEN = 6
+MAC_LEN = 8
+SIG_LEN = STAMP_LEN + MAC_LEN
+MAX_STAMP = 0xFFFFFFFFFFFF
+SENDERS = ("reader", "host")
+_DIRECTION = {"reader": b"R", "host": b"H"}
 
 # Message types: reader -> host 1..15, host -> reader 16..31 (ACK both ways).
 HELLO = 1
@@ -113,6 +138,8 @@ COUNTER_NAMES = (
     "garbage_bytes",
     "resyncs",
 )
+# Counted only by a Decoder that has a key (a keyless one keeps the v1 set).
+SIGNED_COUNTER_NAMES = ("unsigned", "bad_signature")
 
 
 class ProtocolError(Exception):
@@ -157,6 +184,59 @@ def seq_delta(new: int, old: int) -> int:
     """How far ``new`` is ahead of ``old``, in -32768..32767, across the wrap."""
     d = (new - old) & 0xFFFF
     return d - 0x10000 if d >= 0x8000 else d
+
+
+# -- signing -----------------------------------------------------------------
+
+
+class SigningKey:
+    """A shared reader key, with the HMAC-SHA256 pads computed once.
+
+    MicroPython has ``hashlib.sha256`` but no ``hmac`` module, so HMAC
+    (RFC 2104) is written out here; ``tests/test_security_signing.py`` checks
+    it against CPython's ``hmac``.
+    """
+
+    def __init__(self, key: bytes) -> None:
+        if not isinstance(key, (bytes, bytearray)) or not key:
+            raise LocalProtocolError("a signing key is a non-empty bytes value")
+        k = bytes(key)
+        if len(k) > 64:
+            k = hashlib.sha256(k).digest()
+        k = k + bytes(64 - len(k))
+        self._ipad = bytes([b ^ 0x36 for b in k])
+        self._opad = bytes([b ^ 0x5C for b in k])
+
+    def digest(self, msg: bytes) -> bytes:
+        """HMAC-SHA256 of ``msg`` (all 32 bytes)."""
+        inner = hashlib.sha256(self._ipad + msg).digest()
+        return bytes(hashlib.sha256(self._opad + inner).digest())
+
+    def mac(self, sender: str, signed: bytes) -> bytes:
+        """The truncated MAC of a frame's header, payload and stamp from ``sender``."""
+        return self.digest(_DIRECTION[sender] + signed)[:MAC_LEN]
+
+
+def hmac_sha256(key: bytes, msg: bytes) -> bytes:
+    """HMAC-SHA256 (RFC 2104) over ``hashlib.sha256``; same bytes as CPython's ``hmac``."""
+    return SigningKey(key).digest(msg)
+
+
+def as_key(key: "SigningKey | bytes | None") -> "SigningKey | None":
+    """``key`` as a :class:`SigningKey` (None stays None)."""
+    if key is None or isinstance(key, SigningKey):
+        return key
+    return SigningKey(key)
+
+
+def _same_bytes(a: bytes, b: bytes) -> bool:
+    """Compare without stopping at the first difference (no timing hint)."""
+    if len(a) != len(b):
+        return False
+    diff = 0
+    for i in range(len(a)):
+        diff |= a[i] ^ b[i]
+    return diff == 0
 
 
 def cobs_encode(data: bytes) -> bytes:
@@ -531,12 +611,46 @@ def pack_frame(
     return cobs_encode(body + struct.pack("<I", crc32(body))) + b"\x00"
 
 
-def encode(mtype: int, fields: "dict[str, Any]", reader: int, seq: int, flags: int = 0) -> bytes:
+def pack_signed(
+    version: int, flags: int, reader: int, seq: int, mtype: int, payload: bytes,
+    key: "SigningKey | bytes", stamp: int, sender: str = "reader",
+) -> bytes:
+    """As :func:`pack_frame`, with ``FLAG_SIGNED`` set and the signature block added."""
+    head = struct.pack("<BBBHB", version, flags | FLAG_SIGNED, reader, seq, mtype)
+    return _sign(head + payload, key, stamp, sender)
+
+
+def resign(frame: bytes, key: "SigningKey | bytes", stamp: int, sender: str = "reader") -> bytes:
+    """A signed frame (as :func:`encode` made it) again, with a new stamp and MAC.
+
+    A reader resending a kept frame signs it afresh: its old stamp may be
+    stale by then (the host adopted a newer session), its seq stays.
+    """
+    raw = cobs_decode(frame[:-1])
+    return _sign(raw[: -CRC_LEN - SIG_LEN], key, stamp, sender)
+
+
+def _sign(body: bytes, key: "SigningKey | bytes", stamp: int, sender: str) -> bytes:
+    k = as_key(key)
+    assert k is not None
+    body += struct.pack("<IH", stamp & 0xFFFFFFFF, stamp >> 32)
+    body += k.mac(sender, body)
+    return cobs_encode(body + struct.pack("<I", crc32(body))) + b"\x00"
+
+
+def encode(
+    mtype: int, fields: "dict[str, Any]", reader: int, seq: int, flags: int = 0,
+    key: "SigningKey | bytes | None" = None, stamp: int = 0, sender: str = "reader",
+) -> bytes:
     """The complete frame (COBS, trailing 0x00) of one message.
 
+    With ``key`` the frame is signed (``FLAG_SIGNED`` set, ``stamp`` and the
+    MAC appended, ``sender`` naming who sends it: ``"reader"`` or ``"host"``);
+    without, the frame is the plain v1 one.
+
     Raises :class:`LocalProtocolError` for an unknown type, a missing, unknown
-    or out-of-range field, an unsupported incompatible flag, or a frame over
-    :data:`MAX_FRAME`.
+    or out-of-range field, an unsupported incompatible flag (``FLAG_SIGNED``
+    without a key), a bad stamp or sender, or a frame over :data:`MAX_FRAME`.
     """
     enc = _ENCODERS.get(mtype) if isinstance(mtype, int) else None
     if enc is None:
@@ -544,7 +658,15 @@ def encode(mtype: int, fields: "dict[str, Any]", reader: int, seq: int, flags: i
     for name, value, hi in (("reader", reader, 0xFF), ("seq", seq, 0xFFFF), ("flags", flags, 0xFF)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= hi:
             raise LocalProtocolError(f"{name}={value!r}: expected an integer 0..{hi}")
-    if flags & INCOMPAT_MASK & ~SUPPORTED_INCOMPAT:
+    supported = SUPPORTED_INCOMPAT
+    k = as_key(key)
+    if k is not None:
+        supported |= FLAG_SIGNED
+        if isinstance(stamp, bool) or not isinstance(stamp, int) or not 0 <= stamp <= MAX_STAMP:
+            raise LocalProtocolError(f"stamp={stamp!r}: expected an integer 0..{MAX_STAMP}")
+        if sender not in _DIRECTION:
+            raise LocalProtocolError(f"sender={sender!r}: expected reader or host")
+    if flags & INCOMPAT_MASK & ~supported:
         bad = flags & INCOMPAT_MASK
         raise LocalProtocolError(f"incompatible flags 0x{bad:02x} not supported")
     try:
@@ -553,14 +675,20 @@ def encode(mtype: int, fields: "dict[str, Any]", reader: int, seq: int, flags: i
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise LocalProtocolError(f"{TYPE_NAMES[mtype]} fields {fields!r}: {e}") from e
-    size = HEADER_LEN + len(payload) + CRC_LEN
+    size = HEADER_LEN + len(payload) + CRC_LEN + (SIG_LEN if k is not None else 0)
     if size > MAX_FRAME:
         raise LocalProtocolError(f"frame of {size} bytes exceeds MAX_FRAME {MAX_FRAME}")
+    if k is not None:
+        return pack_signed(PROTOCOL_VERSION, flags, reader, seq, mtype, payload, k, stamp, sender)
     return pack_frame(PROTOCOL_VERSION, flags, reader, seq, mtype, payload)
 
 
 class Frame:
-    """One decoded message: header values and ``fields`` (a plain dict)."""
+    """One decoded message: header values and ``fields`` (a plain dict).
+
+    ``stamp`` is the signature stamp of a signed frame whose MAC checked out,
+    None for an unsigned one.
+    """
 
     def __init__(
         self,
@@ -570,6 +698,7 @@ class Frame:
         seq: int = 0,
         flags: int = 0,
         version: int = PROTOCOL_VERSION,
+        stamp: "int | None" = None,
     ) -> None:
         self.version = version
         self.flags = flags
@@ -577,14 +706,16 @@ class Frame:
         self.seq = seq
         self.mtype = mtype
         self.fields = fields
+        self.stamp = stamp
 
     @property
     def name(self) -> str:
         return TYPE_NAMES.get(self.mtype, f"TYPE{self.mtype}")
 
     def to_dict(self) -> "dict[str, Any]":
-        """A JSON-ready dict: ``type`` (the name), header values, ``fields``."""
-        return {
+        """A JSON-ready dict: ``type`` (the name), header values, ``fields``
+        (and ``stamp`` for a signed frame)."""
+        out = {
             "type": self.name,
             "version": self.version,
             "flags": self.flags,
@@ -592,8 +723,12 @@ class Frame:
             "seq": self.seq,
             "fields": self.fields,
         }
+        if self.stamp is not None:
+            out["stamp"] = self.stamp
+        return out
 
     def encode(self) -> bytes:
+        """The frame's bytes again (a signed frame needs ``encode(..., key=)``)."""
         return encode(self.mtype, self.fields, self.reader, self.seq, self.flags)
 
     def __eq__(self, other: object) -> bool:
@@ -615,12 +750,30 @@ class Decoder:
     never more than the last ``2 * MAX_ENCODED``; a chunk that does not
     decode is searched for a valid frame at its tail, so line noise in front
     of a frame (or a lost delimiter) costs only the noise.
+
+    With a ``key``, signed frames from ``sender`` (``"reader"``: the host's
+    decoder; ``"host"``: a reader's) are checked (``bad_signature``) and
+    unsigned ones dropped as ``unsigned`` unless ``require`` is False. Stamps
+    are not checked for freshness here: the replay window is the caller's
+    (it must outlive a decoder, which is made afresh when a port is opened). Without a key,
+    signed frames are ``incompatible_flag``, as in plain v1.
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self, key: "SigningKey | bytes | None" = None, require: bool = True,
+        sender: str = "reader",
+    ) -> None:
+        if sender not in _DIRECTION:
+            raise LocalProtocolError(f"sender={sender!r}: expected reader or host")
+        self.key = as_key(key)
+        self.require = require and self.key is not None
+        self.sender = sender
         self.counters: dict[str, int] = {}
         for name in COUNTER_NAMES:
             self.counters[name] = 0
+        if self.key is not None:
+            for name in SIGNED_COUNTER_NAMES:
+                self.counters[name] = 0
         self._buf = bytearray()
         self._count = 0  # bytes of the current chunk, including any discarded
         self._start = 0  # stream offset of the current chunk
@@ -722,23 +875,41 @@ class Decoder:
     def _parse(self, raw: bytes, offset: int) -> "Frame | RemoteProtocolError":
         version, flags, reader, seq, mtype = struct.unpack("<BBBHB", raw[:HEADER_LEN])
         kind = ""
+        end = len(raw) - CRC_LEN  # where the payload ends
+        stamp = None
+        key = self.key
+        supported = SUPPORTED_INCOMPAT | (FLAG_SIGNED if key is not None else 0)
         if version != PROTOCOL_VERSION:
             kind, msg = "bad_version", f"protocol version {version}, not {PROTOCOL_VERSION}"
-        elif flags & INCOMPAT_MASK & ~SUPPORTED_INCOMPAT:
+        elif flags & INCOMPAT_MASK & ~supported:
             kind = "incompatible_flag"
             bad = flags & INCOMPAT_MASK
             msg = f"unsupported incompatible flags 0x{bad:02x}"
             if flags & FLAG_SIGNED:
-                msg += " (signed frames are not supported yet)"
+                msg += " (signed; no key here)"
+        elif key is not None and flags & FLAG_SIGNED:
+            end -= SIG_LEN
+            if end < HEADER_LEN:
+                kind, msg = "bad_signature", "too short for a signature"
+            elif not _same_bytes(key.mac(self.sender, raw[: end + STAMP_LEN]),
+                                 raw[end + STAMP_LEN : end + SIG_LEN]):
+                kind, msg = "bad_signature", "MAC does not match"
+            else:
+                lo, hi = struct.unpack("<IH", raw[end : end + STAMP_LEN])
+                stamp = lo | (hi << 32)
+        elif self.require:
+            kind, msg = "unsigned", "unsigned frame where a signature is required"
+        if kind:
+            pass
         elif mtype not in _DECODERS:
             kind, msg = "unknown_type", f"unknown message type {mtype}"
         else:
             try:
-                fields = _DECODERS[mtype](raw[HEADER_LEN:-CRC_LEN])
+                fields = _DECODERS[mtype](raw[HEADER_LEN:end])
             except ValueError as e:
                 kind, msg = "bad_payload", f"{TYPE_NAMES[mtype]}: {e}"
         if kind:
             self.counters[kind] += 1
             return RemoteProtocolError(kind, msg, offset)
         self.counters["frames"] += 1
-        return Frame(mtype, fields, reader, seq, flags, version)
+        return Frame(mtype, fields, reader, seq, flags, version, stamp)

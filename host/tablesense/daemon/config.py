@@ -81,18 +81,30 @@ class LinkTiming:
 @dataclass(frozen=True)
 class ReaderConfig:
     """Where one seat's reader is: a USB serial number (found wherever it is
-    plugged in) or a fixed pyserial URL (``/dev/ttyACM0``, ``socket://``...)."""
+    plugged in) or a fixed pyserial URL (``/dev/ttyACM0``, ``socket://``...).
+
+    ``key`` is the reader's signing key (hardware/protocol.md section 2a),
+    given in the config as ``key = "<hex>"`` (16 to 64 bytes; the same value
+    is in the reader's ``key.txt``).
+    """
 
     seat: str
     serial: str | None = None
     port: str | None = None
+    key: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
 class TableConfig:
+    """``require_signed``: the links drop (and count, and alert on) unsigned or
+    forged frames. It defaults to on when any reader of the table has a key;
+    ``require_signed = false`` accepts unsigned frames too (while keys are
+    being rolled out), still checking the signed ones."""
+
     name: str
     code: str | None = None
     readers: dict[str, ReaderConfig] = field(default_factory=dict)
+    require_signed: bool = False
 
 
 @dataclass(frozen=True)
@@ -225,6 +237,20 @@ class _Reader:
             self.fail("unknown key", unknown[0])
 
 
+def _signing_key(s: _Reader) -> bytes | None:
+    """``key``: hex of 16..64 bytes (a reader's signing key), or absent."""
+    text = s.string("key")
+    if text is None:
+        return None
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        s.fail("expected hex digits (the reader's signing key)", "key")
+    if not 16 <= len(key) <= 64:
+        s.fail(f"expected 16 to 64 bytes (32 to 128 hex digits), got {len(key)}", "key")
+    return key
+
+
 def parse_config(data: dict[str, Any], *, source: str = "<config>",
                  base_dir: Path | None = None) -> Config:
     """Validate an already-parsed TOML document (as :func:`tomllib.loads` gives)."""
@@ -313,10 +339,20 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
             serial, port = s.string("serial"), s.string("port")
             if (serial is None) == (port is None):
                 s.fail("give exactly one of serial (USB serial number) or port (a URL)")
+            key = _signing_key(s)
             s.finish()
-            readers[seat] = ReaderConfig(seat=seat, serial=serial, port=port)
+            readers[seat] = ReaderConfig(seat=seat, serial=serial, port=port, key=key)
         rr.finish()
-        tables[name] = TableConfig(name=name, code=t.string("code"), readers=readers)
+        keyed = any(rc.key is not None for rc in readers.values())
+        require = t.boolean("require_signed", keyed)
+        if require:
+            for seat, rc in readers.items():
+                if rc.key is None:
+                    raise ConfigError(source, f"tables.{name}.readers.{seat}.key",
+                                      "missing: this table requires signed frames "
+                                      "(require_signed)")
+        tables[name] = TableConfig(name=name, code=t.string("code"), readers=readers,
+                                   require_signed=require)
         t.finish()
     tt.finish()
 

@@ -69,7 +69,7 @@ class Daemon:
         self.links: list[ReaderLink] = []
         for name, t in config.tables.items():
             for seat, rc in t.readers.items():
-                self.links.append(self._make_link(name, seat, rc, settings))
+                self.links.append(self._make_link(name, seat, rc, settings, t.require_signed))
         self.web: DashboardServer | None = None
         if config.dashboard is not None:
             d = config.dashboard
@@ -81,14 +81,16 @@ class Daemon:
         self._started = False
 
     def _make_link(self, table: str, seat: str, rc: ReaderConfig,
-                   settings: LinkSettings) -> ReaderLink:
+                   settings: LinkSettings, require_signed: bool = False) -> ReaderLink:
         if rc.port is not None:
             url = rc.port
-            return ReaderLink(table, seat, lambda: url, self.inbox, settings)
+            return ReaderLink(table, seat, lambda: url, self.inbox, settings, key=rc.key,
+                              require_signed=require_signed)
         assert rc.serial is not None
         finder = SerialNumberResolver(rc.serial, self.config.link.usb_vid,
                                       self.config.link.usb_pid)
-        return ReaderLink(table, seat, finder, self.inbox, settings, reset=finder.reset)
+        return ReaderLink(table, seat, finder, self.inbox, settings, reset=finder.reset,
+                          key=rc.key, require_signed=require_signed)
 
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> None:
@@ -202,12 +204,14 @@ class Daemon:
 
     def _on_link(self, m: LinkMessage) -> None:
         table = self.tables[m.table]
-        if m.kind in ("online", "offline", "health"):
+        if m.kind in ("online", "offline", "health", "spoofed"):
             # The link's counters, and the glitches the engine's tracker suppressed.
             health = {**m.health, "suppressed": dict(table.engine.noise.get(m.seat, {}))}
             self.publisher.set_retained(self.topics.reader(m.table, m.seat), dumps(health))
             if m.kind == "offline":
                 table.reader_offline_alert(m.seat, m.reason, m.t)
+            elif m.kind == "spoofed":
+                table.reader_spoofed_alert(m.seat, m.reason, m.t)
             return
         f = m.frame
         assert f is not None

@@ -17,6 +17,21 @@ a pty closed mid-frame or any read error is the same case: never an exit.
 
 Each link is one thread, so a reader that floods garbage only burns its own
 thread's time; the core sees decoded frames, never bytes.
+
+Signing (hardware/protocol.md section 2a): with the reader's ``key`` the link
+checks every signed frame's MAC and stamp, signs what it sends, and, when the
+table requires signing, drops unsigned frames. A frame whose MAC is wrong
+(``bad_signature``) or that is unsigned where required (``unsigned``) is
+something a reader holding its key never sends (line noise fails the CRC
+first): it is counted and the core raises a ``reader-spoofed`` alert, at most
+one per reader per ``SPOOF_ALERT_INTERVAL_MS``. A good MAC on a stale stamp is
+a replay (``replayed``): dropped. The one exception is ``HELLO``: a reader that
+rebooted has lost its stamp, so a stale HELLO with a good MAC is still
+answered (``stale_hello``), though it does not count as a sign of life; the
+CONFIG that answers it carries the host's clock as its stamp, which the reader
+adopts (see :meth:`ReaderLink._start_session`). A signed link also starts a
+session when it opens the port. The window outlives the port, so unplugging
+a reader does not reopen it to old frames.
 """
 
 from __future__ import annotations
@@ -35,14 +50,70 @@ from tablesense.ports import Port, PortError, open_port, read_some
 
 log = logging.getLogger("tablesense.link")
 
-Kind = Literal["frame", "online", "offline", "health"]
+Kind = Literal["frame", "online", "offline", "health", "spoofed"]
 CONFIG_RETRY_MS = 500
 ACK_EVERY_FRAMES = 8
 ACK_EVERY_MS = 250
+SPOOF_ALERT_INTERVAL_MS = 60_000
+# Signature stamps of the host: MAVLink's clock, 10 us units since 2015-01-01 UTC.
+STAMP_EPOCH = 1420070400
+SIGNING_COUNTERS = ("unsigned", "bad_signature", "replayed", "stale_hello")
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def host_stamp(unix_time: float | None = None) -> int:
+    """The host's signature stamp for a moment (default now): 10 us since 2015."""
+    t = time.time() if unix_time is None else unix_time
+    return max(0, int((t - STAMP_EPOCH) * 100_000)) & codec.MAX_STAMP
+
+
+class ReplayWindow:
+    """Which stamps of one sender are fresh: the newest plus a sliding bitmap.
+
+    As IPsec's anti-replay window (RFC 4303 section 3.4.3): a stamp newer than
+    any seen is fresh; one at most ``size - 1`` behind the newest is fresh
+    once (a resent or reordered frame that never arrived); anything else is a
+    replay. :meth:`raise_floor` makes every stamp up to a value stale (the
+    start of a session).
+
+    >>> w = ReplayWindow(4)
+    >>> [w.accept(s) for s in (5, 5, 3, 7, 3, 1)]
+    [True, False, True, True, False, False]
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.newest = -1
+        self._bits = 0  # bit i: stamp newest - i was seen
+        self._mask = (1 << size) - 1
+
+    def fresh(self, stamp: int) -> bool:
+        if stamp > self.newest:
+            return True
+        d = self.newest - stamp
+        return d < self.size and not (self._bits >> d) & 1
+
+    def accept(self, stamp: int) -> bool:
+        """Is ``stamp`` fresh? If so, remember it as seen."""
+        if stamp > self.newest:
+            shift = stamp - self.newest
+            self._bits = ((self._bits << shift) | 1) & self._mask if shift < self.size else 1
+            self.newest = stamp
+            return True
+        d = self.newest - stamp
+        if d >= self.size or (self._bits >> d) & 1:
+            return False
+        self._bits |= 1 << d
+        return True
+
+    def raise_floor(self, stamp: int) -> None:
+        """From now on every stamp up to ``stamp`` is stale."""
+        if stamp > self.newest:
+            self.newest = stamp
+            self._bits = self._mask
 
 
 @dataclass(frozen=True)
@@ -87,7 +158,8 @@ class ReaderLink:
 
     def __init__(self, table: str, seat: str, resolve: Callable[[], str | None],
                  out: Sink, settings: LinkSettings | None = None,
-                 reset: Callable[[], bool] | None = None) -> None:
+                 reset: Callable[[], bool] | None = None, key: bytes | None = None,
+                 require_signed: bool = False) -> None:
         self.table = table
         self.seat = seat
         self.resolve = resolve
@@ -101,6 +173,13 @@ class ReaderLink:
             "frames": 0, "bad_crc": 0, "resyncs": 0, "bytes": 0, "errors": 0, "opens": 0,
             "open_failures": 0, "timeouts": 0, "config_retries": 0,
         }
+        self.key = codec.as_key(key)
+        self.require_signed = require_signed
+        if self.key is not None or require_signed:
+            self.counters.update({name: 0 for name in SIGNING_COUNTERS})
+        self.window = ReplayWindow()  # the reader's stamps; survives reopening the port
+        self._tx_stamp = 0
+        self._spoof_alerted: int | None = None
         self.seq = Sequencer(self.s.resend_timeout_ms)
         self._tx_seq = 0
         self._reader_id = "NESW".index(seat) + 1  # until the reader tells its own
@@ -179,11 +258,15 @@ class ReaderLink:
                 port.close()
 
     def _serve(self, port: Port) -> bool:
-        decoder = codec.Decoder()
+        decoder = codec.Decoder(self.key, require=self.require_signed)
         # The sequence count survives a reopen: frames lost while the port was
         # gone show up as a gap and are asked for again. Only a HELLO resets it.
         spoke = False
         opened = last_valid = now_ms()
+        if self.key is not None:
+            # A signed session starts now, whatever the reader was doing: its
+            # stamps go on from our clock once it takes this CONFIG.
+            self._start_session(port, opened)
         while not self._stop.is_set():
             try:
                 data = read_some(port)
@@ -200,6 +283,11 @@ class ReaderLink:
                 for item in decoder.feed(data):
                     if isinstance(item, codec.RemoteProtocolError):
                         self._count_error(item)
+                        continue
+                    if item.stamp is not None and not self._fresh(item):
+                        self._reader_id = item.reader  # authentic, if old: CONFIG goes there
+                        if item.mtype == codec.HELLO:  # answered, but no sign of life
+                            self._on_frame(port, item, t)
                         continue
                     last_valid = t
                     spoke = True
@@ -228,9 +316,36 @@ class ReaderLink:
             self.counters["bad_crc"] += 1
         elif err.kind == "garbage_bytes":
             self.counters["resyncs"] += 1
+        elif err.kind in ("unsigned", "bad_signature"):
+            self.counters[err.kind] += 1
+            self._suspect(err.kind)
         else:
             self.counters["errors"] += 1
         log.debug("event=bad-frame table=%s seat=%s kind=%s", self.table, self.seat, err.kind)
+
+    def _fresh(self, frame: codec.Frame) -> bool:
+        """Is a signed frame's stamp fresh (and now seen)? Counts the stale ones."""
+        assert frame.stamp is not None
+        if self.window.accept(frame.stamp):
+            return True
+        if frame.mtype == codec.HELLO:
+            self.counters["stale_hello"] += 1
+        else:
+            self.counters["replayed"] += 1
+            log.info("event=replayed-frame table=%s seat=%s seq=%d stamp=%d",
+                     self.table, self.seat, frame.seq, frame.stamp)
+        return False
+
+    def _suspect(self, reason: str) -> None:
+        """A frame the reader with its key would never send: say so, not too often."""
+        t = now_ms()
+        log.warning("event=reader-suspect table=%s seat=%s reason=%s",
+                    self.table, self.seat, reason)
+        if self._spoof_alerted is not None and t - self._spoof_alerted < SPOOF_ALERT_INTERVAL_MS:
+            return
+        self._spoof_alerted = t
+        self.out.put(LinkMessage(self.table, self.seat, "spoofed", t, health=self.health(),
+                                 reason=reason))
 
     def _on_frame(self, port: Port, frame: codec.Frame, t: int) -> None:
         self.counters["frames"] += 1
@@ -239,7 +354,7 @@ class ReaderLink:
             self.identity = {k: frame.fields.get(k) for k in ("kind", "firmware", "serial")}
             log.info("event=hello table=%s seat=%s serial=%s firmware=%s", self.table,
                      self.seat, self.identity.get("serial"), self.identity.get("firmware"))
-            self._send_config(port, t)
+            self._start_session(port, t)
         elif (frame.mtype == codec.ACK and self._config_seq is not None
               and frame.fields.get("ack_seq") == self._config_seq):
             self._config_seq = None
@@ -254,11 +369,28 @@ class ReaderLink:
         if frame.mtype in (codec.OBSERVE, codec.CALL, codec.FAULT):
             self.out.put(LinkMessage(self.table, self.seat, "frame", received, frame=frame))
 
-    def _send_config(self, port: Port, t: int) -> None:
+    def _start_session(self, port: Port, t: int) -> None:
+        """CONFIG with our clock as its stamp (the reader adopts it); close the window.
+
+        Every stamp up to the newest seen becomes stale, so frames someone held
+        back from the last session cannot be slipped into this one; frames the
+        reader sends meanwhile are newer and still count. With nothing seen yet
+        (the daemon just started) the floor is the CONFIG's own stamp: frames
+        the reader signed before it took the CONFIG are refused, and those it
+        keeps come again, re-signed, when RESEND asks (a heartbeat in flight
+        may count as lost).
+        """
+        stamp = self._send_config(port, t, session=True)
+        if stamp is not None:
+            self.window.raise_floor(self.window.newest if self.window.newest >= 0 else stamp)
+
+    def _send_config(self, port: Port, t: int, session: bool = False) -> int | None:
+        """Send CONFIG; ``session``: it answers a HELLO, so it carries the host's clock."""
         self._config_seq = self._tx_seq
         self._config_at = t
-        self._send(port, codec.CONFIG, {"seat": self.seat, "scan_ms": self.s.scan_ms,
-                                        "debounce_ms": self.s.debounce_ms})
+        return self._send(port, codec.CONFIG, {"seat": self.seat, "scan_ms": self.s.scan_ms,
+                                               "debounce_ms": self.s.debounce_ms},
+                          clock=session)
 
     def _keep_session(self, port: Port, t: int) -> None:
         """Resend an unacknowledged CONFIG after 500 ms; ACK what was delivered.
@@ -281,14 +413,29 @@ class ReaderLink:
         if from_seq is not None:
             self._send(port, codec.RESEND, {"from_seq": from_seq})
 
-    def _send(self, port: Port, mtype: int, fields: dict[str, Any]) -> None:
-        frame = codec.encode(mtype, fields, reader=self._reader_id, seq=self._tx_seq)
+    def _send(self, port: Port, mtype: int, fields: dict[str, Any],
+              clock: bool = False) -> int | None:
+        """Write one frame; return its signature stamp (None when unsigned).
+
+        Stamps count up by one; ``clock`` lifts them to the host's clock first
+        (a session's CONFIG), so they never repeat across host restarts and the
+        reader's later resends stay within the replay window.
+        """
+        stamp = None
+        if self.key is not None:
+            stamp = self._tx_stamp + 1
+            if clock:
+                stamp = max(stamp, host_stamp())
+            self._tx_stamp = stamp = min(stamp, codec.MAX_STAMP)
+        frame = codec.encode(mtype, fields, reader=self._reader_id, seq=self._tx_seq,
+                             key=self.key, stamp=stamp or 0, sender="host")
         self._tx_seq = codec.seq_next(self._tx_seq)
         try:
             port.write(frame)
         except Exception as exc:  # the read side notices a dead port next
             log.debug("event=write-failed table=%s seat=%s error=%r",
                       self.table, self.seat, str(exc))
+        return stamp
 
     # -- state -------------------------------------------------------------------
     def _go_online(self, t: int) -> None:

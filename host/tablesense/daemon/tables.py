@@ -195,3 +195,26 @@ class TableRuntime:
             self.counters["alerts"] += 1
             log.warning("event=alert table=%s id=%s kind=reader-offline", self.name, alert["id"])
             self.kick()
+
+    def reader_spoofed_alert(self, seat: str, reason: str, t: int) -> None:
+        """``reader-spoofed`` (severity director): frames on a reader's line that its
+        key did not sign (``reason``: ``bad_signature`` or ``unsigned``). The link
+        dropped them, and asks for this at most once a minute per reader."""
+        snap = self.engine.snapshot()
+        what = "Frames with a forged signature" if reason == "bad_signature" else "Unsigned frames"
+        alert: dict[str, Any] = {
+            "v": 1, "id": f"{self.name}-reader-{seat}-spoofed-{t}", "table": self.name,
+            "board": snap.get("board"), "code": snap.get("code"), "phase": snap.get("phase"),
+            "offender": None, "cards": [], "kind": "reader-spoofed", "options": [],
+            "citation": "", "severity": "director", "reader": seat, "reason": reason,
+            "text": f"{what} arrived on {SEAT_NAMES.get(seat, seat)}'s reader line at table "
+                    f"{self.name} and were dropped: a reader without its key, or a device "
+                    "spoofing it. Check the reader and its cable.",
+            "t": t,
+        }
+        alert = {k: v for k, v in alert.items() if v is not None}
+        if self.outbox.enqueue(alert["id"], self.topics.alert(self.name), dumps(alert)):
+            self.counters["alerts"] += 1
+            log.warning("event=alert table=%s id=%s kind=reader-spoofed reason=%s",
+                        self.name, alert["id"], reason)
+            self.kick()
