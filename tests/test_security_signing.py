@@ -488,3 +488,42 @@ def test_the_real_firmware_signs_and_the_link_requires_it(signed_links) -> None:
         n = link.all_counters()
         assert (n["unsigned"], n["bad_signature"], n["lost"]) == (0, 0, 0), n
         assert link.identity.get("serial") in (None, "SIM-SIGNED")
+
+
+@pytest.mark.broker
+def test_the_daemon_publishes_reader_spoofed(mosquitto, watchers, tmp_path: Path) -> None:
+    from tablesense.daemon.core import Daemon
+    from test_daemon import config
+
+    broker = mosquitto()
+    w = watchers(broker.port, ["ts/1/alert", "ts/1/readers/N"])
+    genuine = SignedPtyReader(reader=1)
+    spoof = SignedPtyReader(key=OTHER, reader=1)  # same line, wrong key
+    cfg = config(tmp_path, broker.port, {"N": genuine.path})
+    table = cfg.tables["1"]
+    reader = table.readers["N"]
+    cfg.tables["1"] = type(table)(name="1", code=table.code, require_signed=True,
+                                  readers={"N": type(reader)(seat="N", port=reader.port,
+                                                             key=KEY)})
+    daemon = Daemon(cfg)
+    daemon.start()
+    try:
+        assert until(lambda: bool(genuine.host_frames(c.CONFIG)))
+        genuine.start_heartbeats(0.1)
+        for i in range(5):
+            genuine.write(spoof.frame(c.OBSERVE, {"seat": "N", "card": "SA", "zone": "table",
+                                                  "face": "up", "t": i}))
+        assert w.wait_for(lambda m: any(t == "ts/1/alert" for t, *_ in m), 10)
+        (alert,) = [json.loads(p) for p in w.on("ts/1/alert")]
+        assert (alert["kind"], alert["severity"], alert["reader"], alert["reason"]) == (
+            "reader-spoofed", "director", "N", "bad_signature")
+        assert alert["id"].startswith("1-reader-N-spoofed-")
+        assert w.wait_for(lambda m: any(
+            json.loads(p)["counters"].get("bad_signature") == 5
+            for p in w.on("ts/1/readers/N")), 5)
+        j = (tmp_path / "journal" / "1.jsonl")
+        assert not j.exists() or "SA" not in j.read_text()  # nothing forged reached the engine
+    finally:
+        daemon.stop()
+        genuine.close()
+        spoof.close()
