@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablesense.engine import Engine, EngineError, Ruling
-from tablesense.engine.tracker import Tuning
+from tablesense.engine.tracker import THROWN_MS, Tuning
 from tablesense.events import parse_event
 from tablesense.noise import NoiseModel, Profile
 from tablesense.robots import MISHAPS, Board
@@ -35,6 +35,7 @@ class Result:
     missed: int = 0
     wrong: int = 0
     latencies: list[int] = field(default_factory=list)
+    detection: list[int] = field(default_factory=list)
     suppressed: dict[str, int] = field(default_factory=dict)
     examples: list[str] = field(default_factory=list)
 
@@ -47,20 +48,33 @@ class Result:
             "wrong_rulings": self.wrong,
             "added_latency_ms_median": statistics.median(lat) if lat else 0,
             "added_latency_ms_max": lat[-1] if lat else 0,
+            "detection_latency_ms_median": (statistics.median(self.detection)
+                                            if self.detection else 0),
+            "detection_latency_ms_max": max(self.detection, default=0),
             "suppressed": self.suppressed,
         }
 
 
 def rulings_of(events: list[dict[str, Any]], tuning: Tuning | None,
-               engine_out: dict[str, dict[str, int]] | None = None) -> list[Ruling]:
+               engine_out: dict[str, dict[str, int]] | None = None,
+               emitted: dict[str, int] | None = None) -> list[Ruling]:
+    """Non-info rulings; ``emitted`` gets each ruling's id -> the time it came out
+    (the event that closed its incident, as a daemon's clock would see it)."""
     eng = Engine(tuning=tuning)
     out: list[Ruling] = []
     for ev in events:
         try:
-            out += eng.apply(parse_event(json.loads(json.dumps(ev))))
+            made = eng.apply(parse_event(json.loads(json.dumps(ev))))
         except EngineError:
             continue  # as replay does: reported, changes nothing
-    out += eng.flush()
+        out += made
+        if emitted is not None:
+            # A daemon's clock closes an incident at the end of its window at the latest.
+            emitted.update({r.id: min(ev["t"], r.t + THROWN_MS) for r in made})
+    made = eng.flush()
+    out += made
+    if emitted is not None:
+        emitted.update({r.id: r.t + THROWN_MS for r in made})
     if engine_out is not None:
         for counts in eng.noise.values():
             for k, v in counts.items():
@@ -85,7 +99,8 @@ def evaluate(profile: Profile, boards: int, seed: int, tuning: Tuning | None = N
         noisy = NoiseModel(profile, random.Random(board_seed + 1)).apply(
             json.loads(json.dumps(clean)))
         want = rulings_of(clean, tuning)
-        got = rulings_of(noisy, tuning, counters)
+        emitted: dict[str, int] = {}
+        got = rulings_of(noisy, tuning, counters, emitted)
         res.boards += 1
         res.exposures += len(want)
         want_by = {key(r): r for r in want}
@@ -105,6 +120,7 @@ def evaluate(profile: Profile, boards: int, seed: int, tuning: Tuning | None = N
                     res.examples.append(f"board {n}: {twin.kind} became {r.kind} {r.cards}")
             else:
                 res.latencies.append(r.t - twin.t)
+                res.detection.append(emitted[r.id] - twin.t)
         for k, r in want_by.items():
             if k not in got_by:
                 res.missed += 1
