@@ -137,6 +137,21 @@ class TablePlan:
         """What the seat's reader reports, and when (scenario ms), by its kind."""
         return expected_timeline(self.seat_lines(seat), seat, self.kinds[seat])
 
+    def observations_before(self) -> list[int]:
+        """For each of :attr:`commands`, how many observations the host has before it.
+
+        (Counted in :meth:`expected_journal`: a feeder can wait for them so that
+        a command never overtakes the observations it follows.)
+        """
+        out: list[int] = []
+        n = 0
+        for e in self.expected_journal():
+            if e["type"] == "observe":
+                n += 1
+            else:
+                out.append(n)
+        return out
+
     def expected_journal(self, latency_ms: int = 100) -> list[dict[str, Any]]:
         """The journal the host should end up with, observations as the readers report them.
 
