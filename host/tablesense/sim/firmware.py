@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -124,6 +125,17 @@ class SimReader:
         self.stop()
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: ask Linux for SIGTERM when the parent goes."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the launcher's finally must do
+        pass
+
+
 def start_reader(
     seat: str,
     scenario_path: str | os.PathLike[str] | None,
@@ -136,6 +148,7 @@ def start_reader(
     settle_ms: int = 0,
     autostart: bool = False,
     micropython: str | None = None,
+    die_with_parent: bool = False,
 ) -> SimReader:
     """Boot a simulated reader for ``seat`` playing ``scenario_path`` (JSON lines).
 
@@ -144,6 +157,9 @@ def start_reader(
     ``reader_id``, default seat index + 1: N=1 .. W=4); ``autostart=True``
     skips that wait (for demos without a host). Scenario times count from
     the VM's boot; events before the CONFIG show up at the first scan.
+    ``die_with_parent`` (Linux): the VM gets SIGTERM when the thread that
+    started it ends, so a killed launcher leaves no VM behind (a command line
+    tool; not for readers started from a worker thread).
     """
     if seat not in SEATS:
         raise ValueError(f"seat {seat!r}: expected one of N E S W")
@@ -168,7 +184,8 @@ def start_reader(
         tty.setraw(slave)  # no echo, no line discipline: frames are binary
         with open(workdir / "stderr.log", "wb") as log:
             proc = subprocess.Popen(argv, stdin=master, stdout=master, stderr=log, env=env,
-                                    close_fds=True, cwd=workdir)
+                                    close_fds=True, cwd=workdir,
+                                    preexec_fn=_die_with_parent if die_with_parent else None)
     except BaseException:
         os.close(slave)
         shutil.rmtree(workdir, ignore_errors=True)
