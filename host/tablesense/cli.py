@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from tablesense import __version__
 
-COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports", "export", "codes", "demo", "sim", "sim")
+COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports", "export", "codes", "demo", "sim")
 
 
 def build_parser() -> argparse.ArgumentParser:
