@@ -36,7 +36,7 @@ class Tuning:
       within this time never moved (a hand being sorted, a run of missed reads).
     """
 
-    min_dwell_ms: int = 150
+    min_dwell_ms: int = 100
     conflict_ms: int = 500
     min_conf: float = 0.6
     transit_ms: int = 500
