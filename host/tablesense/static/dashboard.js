@@ -231,7 +231,7 @@
     if (known) return known; // at-least-once delivery: the second copy is dropped
     const rec = {
       id: a.id, alert: a, table: String(a.table ?? ""), live, open: true,
-      seenInState: false, decided: [], node: null, statusNode: null,
+      seenInState: false, decided: [], note: "", node: null, statusNode: null,
     };
     rec.node = buildAlert(rec);
     st.alerts.set(a.id, rec);
@@ -276,7 +276,10 @@
     form.append(note, btn);
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      if (engineAlert) send(rec, "resolve", { type: "resolve", alert: rec.id, note: note.value });
+      if (engineAlert) {
+        rec.note = note.value;
+        send(rec, "resolve", { type: "resolve", alert: rec.id, note: note.value });
+      }
       else close(rec, "dismissed" + (note.value ? ": " + note.value : ""));
     });
     actions.append(form);
@@ -345,7 +348,7 @@
       if (!rec.open || rec.table !== name || rec.alert.kind === "reader-offline") continue;
       if (rec.alert.board !== undefined && rec.alert.board !== s.board) close(rec, "board " + rec.alert.board + " is over");
       else if (replacedBy[rec.id]) close(rec, "superseded by " + replacedBy[rec.id]);
-      else if (rec.seenInState && !ids.has(rec.id)) close(rec, "resolved");
+      else if (rec.seenInState && !ids.has(rec.id)) close(rec, "resolved" + (rec.note ? ": " + rec.note : ""));
     }
   }
 
