@@ -1,0 +1,139 @@
+"""``tablesense demo``: the simulated club, end to end, and its timetable.
+
+The timetable (tablesense.demo.schedule) is pure, so its promises are
+checked directly: clean robot boards make no penalty, steps keep the
+spacing the readers need. The demo itself runs as the README runs it, with
+the embedded broker: once with the firmware in the MicroPython VM (the
+default for one table), once with the Python simulated readers, whose
+journal must replay to exactly the rulings of the timetable itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tablesense.demo.club import JournalTail
+from tablesense.demo.schedule import (
+    HOST_TO_READER_MS,
+    SAME_CARD_MS,
+    SAME_SEAT_TRICK_MS,
+    Timeline,
+    table_timeline,
+)
+from tablesense.engine import Engine
+from tablesense.events import parse_event
+
+EXE = str(Path(sys.executable).with_name("tablesense"))
+
+
+Ruled = tuple[str, str, tuple[str, ...]]
+
+
+def rulings_of(events: list[dict[str, Any]], table: str = "1") -> list[Ruled]:
+    eng = Engine(table=table)
+    out = []
+    for ev in events:
+        out += eng.apply(parse_event(ev))
+    out += eng.flush()
+    return [(r.id, r.kind, tuple(r.cards)) for r in out if r.severity != "info"]
+
+
+def timeline_events(tl: Timeline) -> list[dict[str, Any]]:
+    return [{"v": 1, "t": s.at, **s.event, **({"type": "observe"} if s.kind == "reader" else {})}
+            for s in tl.steps]
+
+
+def test_timetable_clean_boards_make_no_penalty_and_mishaps_do() -> None:
+    mishap_rulings = 0
+    for seed in range(12):
+        tl = table_timeline("1", boards=2, seed=seed, speed=20)
+        rulings = rulings_of(timeline_events(tl))
+        mishap_boards = {n for n, _ in tl.mishaps}
+        assert {int(rid.split("-")[1]) for rid, _, _ in rulings} <= mishap_boards
+        mishap_rulings += len(rulings)
+    assert mishap_rulings >= 5
+
+
+def test_timetable_spacing_whatever_the_speed() -> None:
+    tl = table_timeline("3", boards=2, seed=4, speed=1000)
+    steps = tl.steps
+    assert all(a.at <= b.at for a, b in itertools.pairwise(steps))
+    last_card: dict[str, int] = {}
+    last_trick: dict[str, int] = {}
+    for prev, s in itertools.pairwise(steps):
+        if prev.kind == "host" and s.kind == "reader":
+            assert s.at - prev.at >= HOST_TO_READER_MS
+    for s in steps:
+        if s.kind != "reader":
+            continue
+        card, seat = s.event["card"], s.event["seat"]
+        if card in last_card:
+            assert s.at - last_card[card] >= SAME_CARD_MS
+        last_card[card] = s.at
+        if s.event["zone"] == "trick":
+            if seat in last_trick:
+                assert s.at - last_trick[seat] >= SAME_SEAT_TRICK_MS
+            last_trick[seat] = s.at
+    # every card a reader sensed is gathered at the end of each board
+    held: set[tuple[str, str]] = set()
+    for s in steps:
+        if s.kind == "reader":
+            key = (s.event["seat"], s.event["card"])
+            (held.discard if s.event["zone"] == "gone" else held.add)(key)
+    assert held == set()
+    assert table_timeline("3", boards=2, seed=4, speed=1000).steps == steps  # deterministic
+
+
+def test_journal_tail_reads_only_complete_lines(tmp_path: Path) -> None:
+    path = tmp_path / "1.jsonl"
+    tail = JournalTail(path)
+    assert tail.poll() == 0
+    with open(path, "w") as f:
+        f.write('{"v":1,"t":5000,"type":"observe","seat":"N","card":"SA","zone":"hand","rt":40}\n')
+        f.write('{"v":1,"t":5001,"type":"call","seat":"N","call":"P"}\n{"v":1,"t":50')
+        f.flush()
+        assert tail.poll() == 1
+        f.write('10,"type":"observe","seat":"N","card":"SK","zone":"hand","rt":60}\n')
+    assert tail.poll() == 2
+    assert tail.offsets == {"N": 4950}
+
+
+def run_demo(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([EXE, "demo", *args], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.slow
+def test_demo_one_table_one_board_embedded_broker() -> None:
+    out = run_demo("--tables", "1", "--boards", "1", "--speed", "50", "--no-dashboard")
+    assert out.returncode == 0, out.stderr[-3000:]
+    err = out.stderr
+    assert "embedded amqtt" in err
+    assert "boards 0/1" in err  # the status line
+    assert "demo: 1 boards played at 1 tables" in err
+    assert "0 late steps, 0 refused" in err
+    assert "dashboard at" not in err
+
+
+@pytest.mark.slow
+def test_demo_python_readers_journal_replays_to_the_timetable(tmp_path: Path) -> None:
+    seed = "13"  # board 1 at table 1: a lead out of turn, accepted by a robot's decide
+    out = run_demo("--tables", "1", "--boards", "1", "--speed", "50", "--seed", seed,
+                   "--readers", "python", "--no-dashboard", "--journal", str(tmp_path))
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Python simulated readers" in out.stderr
+    assert "1 alerts raised" in out.stderr
+    lines = [json.loads(x) for x in (tmp_path / "1.jsonl").read_text().splitlines() if x]
+    expected = rulings_of(timeline_events(table_timeline("1", 1, int(seed), 50.0)))
+    assert expected and expected[0][1] == "lead-out-of-turn"
+    assert rulings_of(lines) == expected
+    observed = [x for x in lines if x["type"] == "observe"]
+    assert all("rt" in x for x in observed)  # they came through readers, not in-process
+    assert [x["type"] for x in lines if x["type"] == "decide"] == ["decide"]
