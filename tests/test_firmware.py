@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -267,6 +268,10 @@ def test_every_module_cross_compiles_within_budget(tmp_path: Path) -> None:
 
 
 def test_loop_cost_in_the_vm() -> None:
+    """The sim keeps up with a 50 ms scan period: judged by the CPU time the VM used
+    (all of it, start-up included, over the scans: an upper bound per scan), not by its
+    wall clock, which a loaded machine stretches. The bench's own wall-clock figures
+    are printed for hardware/README.md."""
     from tablesense.sim.firmware import find_micropython
 
     try:
@@ -276,13 +281,27 @@ def test_loop_cost_in_the_vm() -> None:
     import os
     import tempfile
 
+    scans = 30
     with tempfile.TemporaryDirectory() as d:
         shutil.copyfile(tablesense.codec.__file__, Path(d) / "codec.py")
         env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(FW), d, ".frozen"]))
-        p = subprocess.run([vm, str(FW / "sim" / "bench.py"), "30"], env=env, timeout=30,
-                           capture_output=True, text=True, check=True)
-    m = re.search(r"scan_ms=([\d.]+) loop_ms=([\d.]+) frames=([\d.]+)", p.stdout)
-    assert m, p.stdout + p.stderr
-    print(p.stdout.strip())
+        proc = subprocess.Popen([vm, str(FW / "sim" / "bench.py"), str(scans)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        killer = threading.Timer(60, proc.kill)
+        killer.start()
+        try:
+            assert proc.stdout is not None and proc.stderr is not None
+            out, err = proc.stdout.read(), proc.stderr.read()
+            _, status, usage = os.wait4(proc.pid, 0)  # reap it ourselves: its CPU time
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        finally:
+            killer.cancel()
+            proc.stdout.close()
+            proc.stderr.close()
+    assert proc.returncode == 0, err
+    m = re.search(r"scan_ms=([\d.]+) loop_ms=([\d.]+) frames=([\d.]+)", out)
+    assert m, out + err
+    cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000
+    print(f"{out.strip()} vm_cpu_ms={cpu_ms:.0f}")
     assert float(m.group(3)) > 14 * 6  # >= 6 RF frames per tag: the inventory really ran
-    assert float(m.group(1)) < 50  # the sim keeps up with a 50 ms scan period
+    assert cpu_ms / scans < 50, cpu_ms  # even with the VM's start-up counted as scans
