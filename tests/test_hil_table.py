@@ -148,6 +148,17 @@ def test_a_board_through_four_firmware_readers(mosquitto, watchers, tmp_path: Pa
     detect_ms = drop["t"] - (offset + drop_t)
     timer.join(1)
     alert_ms = alert_at[0] * 1000 - (offset + drop_t)
+    # every observation: tag move (scenario time on the reader's clock) -> journal
+    lag: dict[str, list[int]] = {"rfid": [], "camera": []}
+    for seat in "NESW":
+        mine = [o for o in got_obs if o["seat"] == seat]
+        off = min(o["t"] - o["rt"] for o in mine)
+        for o, (ts, _) in zip(mine, plan.expected_timeline(seat), strict=True):
+            lag[plan.kinds[seat]].append(o["t"] - off - ts)
+    for kind, xs in lag.items():
+        xs.sort()
+        print(f"\n{kind}: tag move -> journal, {len(xs)} observations: median "
+              f"{xs[len(xs) // 2]} ms, max {xs[-1]} ms", end="")
     print(f"\nE2E: {plan.duration_ms} ms of scenario, test {elapsed:.1f} s; C5 dropped -> "
           f"journal {detect_ms} ms (committed by the reader {drop['rt'] - drop_t} ms after "
           f"the move) -> MQTT alert {alert_ms:.0f} ms (the engine waits out the 1 s "
