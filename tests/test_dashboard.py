@@ -209,6 +209,29 @@ def test_html_in_alerts_and_notes_is_shown_as_text(tmp_path: Path, mosquitto: An
         daemon.stop()
 
 
+def test_broker_lost_is_shown_and_the_page_reconnects(tmp_path: Path, mosquitto: Any,
+                                                      browser: Any) -> None:
+    broker = mosquitto(websockets=True)
+    daemon = make_daemon(tmp_path, broker.port, broker.ws_port, {})
+    daemon.start()
+    try:
+        assert daemon.dashboard_url is not None
+        page = open_page(browser, daemon.dashboard_url, width=1024, height=768)
+        page.wait_for_selector("#daemon.pill-ok", timeout=10_000)
+        broker.stop()
+        page.wait_for_selector("#conn.pill-bad", timeout=10_000)
+        assert page.locator("#banner").is_visible()
+        assert "lost" in page.locator("#banner").inner_text()
+        broker.start()  # same ports: mqtt.js's reconnectPeriod brings the page back
+        page.wait_for_selector("#conn.pill-ok", timeout=15_000)
+        page.wait_for_selector("#daemon.pill-ok", timeout=15_000)  # retained state again
+        assert not page.locator("#banner").is_visible()
+        assert page.errors == []
+        page.close()
+    finally:
+        daemon.stop()
+
+
 def test_config_json_and_headers(tmp_path: Path) -> None:
     cfg = parse_config({"version": 1, "tables": {"A1": {}, "A2": {}},
                         "dashboard": {"port": 0, "broker_url": "wss://club:8443/mqtt",

@@ -231,7 +231,7 @@
     if (known) return known; // at-least-once delivery: the second copy is dropped
     const rec = {
       id: a.id, alert: a, table: String(a.table ?? ""), live, open: true,
-      seenInState: false, decided: [], note: "", node: null, statusNode: null,
+      seenInState: false, boardOver: false, decided: [], note: "", node: null, statusNode: null,
     };
     rec.node = buildAlert(rec);
     st.alerts.set(a.id, rec);
@@ -332,6 +332,17 @@
     updateCounts();
   }
 
+  // The board an alert belongs to is over: its options lapsed, but it stays
+  // open until the director resolves it (a note for the record, a score to adjust).
+  function boardOver(rec) {
+    if (rec.boardOver) return;
+    rec.boardOver = true;
+    rec.node.classList.add("board-over");
+    for (const b of rec.node.querySelectorAll(".options button, .options select")) b.disabled = true;
+    rec.node.querySelector(".actions").before(
+      el("p", { class: "lapsed", text: "board " + rec.alert.board + " is over: the options lapsed" }));
+  }
+
   function reconcileState(name, s) {
     if (!s || s.board === undefined) return;
     const obs = Array.isArray(s.obligations) ? s.obligations : [];
@@ -346,7 +357,7 @@
     }
     for (const rec of st.alerts.values()) {
       if (!rec.open || rec.table !== name || rec.alert.kind === "reader-offline") continue;
-      if (rec.alert.board !== undefined && rec.alert.board !== s.board) close(rec, "board " + rec.alert.board + " is over");
+      if (rec.alert.board !== undefined && rec.alert.board !== s.board) boardOver(rec);
       else if (replacedBy[rec.id]) close(rec, "superseded by " + replacedBy[rec.id]);
       else if (rec.seenInState && !ids.has(rec.id)) close(rec, "resolved" + (rec.note ? ": " + rec.note : ""));
     }
