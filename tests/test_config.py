@@ -83,3 +83,18 @@ def test_missing_file_and_cli_check(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["run", "--config", str(bad)]) == 2
     assert "config.toml: tables.3.readers.N.serial: expected a string, got 12" in \
         capsys.readouterr().err
+
+
+def test_tracker_thresholds_are_configured_and_checked() -> None:
+    from tablesense.daemon.config import ConfigError, load_config, parse_config
+    from tablesense.engine.tracker import Tuning
+
+    example = load_config(Path(__file__).parent.parent / "examples" / "tablesense.toml")
+    assert example.tracker == Tuning()
+    cfg = parse_config({"version": 1, "tracker": {"min_dwell_ms": 250, "min_conf": 0.5}},
+                       source="t.toml")
+    assert (cfg.tracker.min_dwell_ms, cfg.tracker.min_conf) == (250, 0.5)
+    with pytest.raises(ConfigError, match=r"t.toml: tracker.min_conf: expected a number from 0"):
+        parse_config({"version": 1, "tracker": {"min_conf": 2}}, source="t.toml")
+    with pytest.raises(ConfigError, match=r"t.toml: tracker.dwell: "):
+        parse_config({"version": 1, "tracker": {"dwell": 1}}, source="t.toml")

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablesense.engine.tracker import Tuning
+
 CONFIG_VERSION = 1
 SEATS = ("N", "E", "S", "W")
 FSYNC_POLICIES = ("always", "event", "interval", "never")
@@ -137,6 +139,7 @@ class Config:
     dashboard_port: int | None = None
     state_interval_ms: int = 250
     dashboard: DashboardConfig | None = None  # None: no dashboard ([dashboard] port absent)
+    tracker: Tuning = field(default_factory=Tuning)
 
 
 def load_config(path: str | Path) -> Config:
@@ -365,6 +368,20 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
                 raise ConfigError(source, where, f"{ident!r} is already used by {seen[ident]}")
             seen[ident] = where
 
+    k = root.table("tracker")
+    dflt = Tuning()
+    min_conf = k._get("min_conf", (int, float), "a number from 0 to 1")
+    if min_conf is not None and not 0 <= min_conf <= 1:
+        k.fail(f"expected a number from 0 to 1, got {min_conf}", "min_conf")
+    tracker = Tuning(
+        min_dwell_ms=_or(k.integer("min_dwell_ms", None, 0, 10_000), dflt.min_dwell_ms),
+        conflict_ms=_or(k.integer("conflict_ms", None, 0, 60_000), dflt.conflict_ms),
+        min_conf=dflt.min_conf if min_conf is None else float(min_conf),
+        transit_ms=_or(k.integer("transit_ms", None, 0, 10_000), dflt.transit_ms),
+        dropout_ms=_or(k.integer("dropout_ms", None, 0, 60_000), dflt.dropout_ms),
+    )
+    k.finish()
+
     d = root.table("dashboard")
     dashboard_port = d.integer("port", None, 0, 65535)
     dashboard = _dashboard(d, dashboard_port)
@@ -373,7 +390,12 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
     root.finish()
     return Config(source=source, version=CONFIG_VERSION, broker=broker, journal=journal,
                   outbox=outbox, link=link, tables=tables, dashboard_port=dashboard_port,
-                  state_interval_ms=250 if state_ms is None else state_ms, dashboard=dashboard)
+                  state_interval_ms=250 if state_ms is None else state_ms, dashboard=dashboard,
+                  tracker=tracker)
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
 
 
 def _password(r: _Reader) -> str | None:

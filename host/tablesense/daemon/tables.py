@@ -26,6 +26,7 @@ from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.topics import Topics
 from tablesense.engine import Engine, EngineError, Ruling
+from tablesense.engine.tracker import Tuning
 from tablesense.events import COMMAND_TYPES, EVENT_TYPES, Event, EventError, parse_event
 from tablesense.journal import JournalError, read_journal
 
@@ -43,9 +44,10 @@ class TableRuntime:
     """A table's engine, journal and alert topic, fed by the core."""
 
     def __init__(self, name: str, code: str | None, journal: JournalWriter, outbox: Outbox,
-                 topics: Topics, kick: Callable[[], None] = lambda: None) -> None:
+                 topics: Topics, kick: Callable[[], None] = lambda: None,
+                 tuning: Tuning | None = None) -> None:
         self.name = name
-        self.engine = Engine(table=name, code=code)
+        self.engine = Engine(table=name, code=code, tuning=tuning)
         self.journal = journal
         self.outbox = outbox
         self.topics = topics
