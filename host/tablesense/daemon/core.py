@@ -36,6 +36,9 @@ from tablesense.daemon.usb import SerialNumberResolver
 from tablesense.daemon.web import DashboardServer, dashboard_settings
 
 log = logging.getLogger("tablesense.daemon")
+# How often the core lets time close incidents (Engine.tick): a "dropped card"
+# alert comes this long at most after its 1 s window ends.
+TICK_S = 0.02
 
 
 @dataclass(frozen=True)
@@ -177,10 +180,10 @@ class Daemon:
 
     def _run(self) -> None:
         interval = self.config.state_interval_ms / 1000
-        last_state = 0.0
+        last_state = last_tick = 0.0
         while not self._stop.is_set() or not self.inbox.empty():
             try:
-                item = self.inbox.get(timeout=0.05)
+                item = self.inbox.get(timeout=TICK_S)
             except queue.Empty:
                 item = None
             try:
@@ -189,16 +192,23 @@ class Daemon:
                 elif isinstance(item, CommandMessage):
                     self._on_command(item)
                 now = time.monotonic()
-                if now - last_state >= interval:
+                if now - last_tick < TICK_S:
+                    continue
+                # Time closes incidents (a dropped card's 1 s window) every TICK_S,
+                # so their alerts wait for the window, not for the state interval.
+                last_tick = now
+                due = now - last_state >= interval
+                if due:
                     last_state = now
-                    t_ms = int(time.time() * 1000)
-                    for t in self.tables.values():
-                        made = t.counters["rulings"]
-                        t.tick(t_ms)
+                t_ms = int(time.time() * 1000)
+                for t in self.tables.values():
+                    made = t.counters["rulings"]
+                    t.tick(t_ms)
+                    if due:
                         t.journal.maybe_sync()
-                        # a ruling made by time alone (a closed incident) changes the state too
-                        if t.dirty or t.counters["rulings"] != made:
-                            self._publish_state(t)
+                    # a ruling made by time alone (a closed incident) changes the state too
+                    if t.counters["rulings"] != made or (due and t.dirty):
+                        self._publish_state(t)
             except Exception:  # one bad item must not stop the tables
                 log.exception("event=core-error item=%r", item)
 

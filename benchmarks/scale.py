@@ -1,0 +1,283 @@
+"""One daemon, many readers: CPU, alert latency, dropped frames and memory per table.
+
+    .venv/bin/python benchmarks/scale.py [--readers 16,64,128] [--modes realistic,line]
+                                         [--seconds 20]
+
+For each number of readers (4 a table) and each load, a fresh daemon
+(``daemon_child.py``, journal and outbox on the working disk, default fsync
+policy) serves simulated readers behind ptys (``harness.SimReader``: HELLO,
+CONFIG/ACK, 1 Hz heartbeats, RESEND from a kept ring). Every table plays a
+board (commands and a trusted ``dealt``), East leads, and then for
+``--seconds``:
+
+* ``realistic``: each reader reports a card event every 2-4 s (a card in the
+  hand moving, face down: journaled, no ruling), the pace of real play;
+* ``line``: each reader sends at its full line rate, 115200 baud (about 520
+  OBSERVE frames a second each, written in 20 ms bursts); when the daemon
+  cannot keep up the ptys fill and the writer waits (back-pressure, as USB
+  CDC does), so the *achieved* rate is what is reported;
+* in both, *probes*: defenders' cards turned face up in the hand, spread over
+  the run (22 a table), each ruled on at once: one alert each, timed from
+  the last byte into the pty to the MQTT subscriber.
+
+Reported per configuration: CPU of the daemon process (CPU seconds per
+second: 1.0 = one core busy), frames a second delivered, probe latency p50
+and p99, dropped frames (observations and commands sent minus lines in the
+journals, plus frames the links counted lost or bad: must be 0) and the
+daemon's resident memory per table (RSS minus an idle daemon's, divided by
+the tables). One JSON object per configuration on stdout; progress on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import random
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from harness import (
+    HANDS,
+    Broker,
+    DaemonChild,
+    ReaderPool,
+    SimReader,
+    Subscriber,
+    cpu_seconds,
+    fd_count,
+    rss_kib,
+    start_board,
+    summary_ms,
+    thread_count,
+    write_config,
+)
+
+from tablesense import codec
+
+LINE_BYTES_PER_S = 115200 // 10  # 8N1
+PROBES_PER_TABLE = 22  # W[1..11] and E[1..11]; E[12] is the lead
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def idle_rss(broker: Broker, workdir: Path) -> int:
+    conf = write_config(workdir / "idle.toml", broker.port, {}, workdir / "idle")
+    d = DaemonChild(conf, workdir / "idle.log")
+    try:
+        time.sleep(1.0)
+        return rss_kib(d.pid)
+    finally:
+        d.close()
+
+
+class Load:
+    """The writer thread: background observations and timed probes."""
+
+    def __init__(self, readers: dict[tuple[str, str], SimReader], tables: list[str],
+                 mode: str, seconds: float, rng: random.Random) -> None:
+        self.readers = readers
+        self.tables = tables
+        self.mode = mode
+        self.seconds = seconds
+        self.rng = rng
+        self.sent_observes = 0
+        self.probe_at: dict[str, float] = {}  # alert id -> last byte written
+        self.stalls = 0.0
+        self.elapsed = 0.0
+        self._level: dict[tuple[str, str], int] = {}
+
+    def benign(self, r: SimReader) -> bytes:
+        k = (r.table, r.seat)
+        self._level[k] = self._level.get(k, 0) ^ 1
+        level = "above" if self._level[k] else "at"
+        return r.frame(codec.OBSERVE, {"seat": r.seat, "card": HANDS[r.seat][0], "zone": "hand",
+                                       "face": "down", "level": level, "t": 0})
+
+    def probes(self, start: float) -> list[tuple[float, str, str, str, int]]:
+        """(when, table, seat, card, n): 22 a table, evenly spread with jitter."""
+        out = []
+        span = self.seconds * 0.9
+        for table in self.tables:
+            cards = [("W", c) for c in HANDS["W"][1:12]] + [("E", c) for c in HANDS["E"][1:12]]
+            for n, (seat, card) in enumerate(cards, 1):
+                when = start + (n - 0.5) * span / len(cards) + self.rng.uniform(-0.2, 0.2)
+                out.append((max(start, when), table, seat, card, n))
+        return sorted(out)
+
+    def run(self) -> None:
+        start = time.monotonic()
+        end = start + self.seconds
+        probes = self.probes(start)
+        pi = 0
+        heap: list[tuple[float, int, SimReader]] = []
+        budget: dict[int, float] = {}
+        rlist = list(self.readers.values())
+        if self.mode == "realistic":
+            for i, r in enumerate(rlist):
+                heapq.heappush(heap, (start + self.rng.uniform(0, 3), i, r))
+        tick = 0.02
+        next_tick = start
+        while True:
+            now = time.monotonic()
+            if now >= end and pi >= len(probes):
+                break
+            while pi < len(probes) and probes[pi][0] <= now:
+                _, table, seat, card, n = probes[pi]
+                r = self.readers[(table, seat)]
+                t0 = r.observe(card, "hand", "up", "above", t=n)
+                self.probe_at[f"{table}-1-{n}"] = t0
+                self.sent_observes += 1
+                pi += 1
+            if now < end:
+                if self.mode == "realistic":
+                    while heap and heap[0][0] <= now:
+                        _, i, r = heapq.heappop(heap)
+                        r.write(self.benign_locked(r))
+                        heapq.heappush(heap, (now + self.rng.uniform(2, 4), i, r))
+                elif now >= next_tick:
+                    t_before = time.monotonic()
+                    for i, r in enumerate(rlist):
+                        budget[i] = budget.get(i, 0.0) + LINE_BYTES_PER_S * tick
+                        with r.lock:
+                            chunk = bytearray()
+                            while budget[i] >= 23:
+                                f = self.benign(r)
+                                chunk += f
+                                budget[i] -= len(f)
+                                self.sent_observes += 1
+                            if chunk:
+                                r.write(bytes(chunk))
+                    next_tick += tick
+                    spent = time.monotonic() - t_before
+                    if spent > tick:
+                        self.stalls += spent - tick
+                        next_tick = time.monotonic()
+            nxt = [end] if now < end else []
+            if pi < len(probes):
+                nxt.append(probes[pi][0])
+            if self.mode == "realistic" and heap and now < end:
+                nxt.append(heap[0][0])
+            if self.mode == "line" and now < end:
+                nxt.append(next_tick)
+            delay = min(nxt) - time.monotonic() if nxt else 0.001
+            if delay > 0:
+                time.sleep(min(delay, 0.05))
+        self.elapsed = time.monotonic() - start
+
+    def benign_locked(self, r: SimReader) -> bytes:
+        with r.lock:
+            self.sent_observes += 1
+            return self.benign(r)
+
+
+def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdir: Path,
+               idle_kib: int, rng: random.Random) -> dict[str, Any]:
+    tables = [str(i + 1) for i in range(n_readers // 4)]
+    readers = {(t, s): SimReader(t, s) for t in tables for s in "NESW"}
+    conf = write_config(workdir / "daemon.toml", broker.port,
+                        {t: {s: readers[(t, s)].path for s in "NESW"} for t in tables},
+                        workdir)
+    sub = Subscriber(broker.port, ["ts/+/alert"])
+    t_setup = time.monotonic()
+    daemon = DaemonChild(conf, workdir / "daemon.log")
+    pool = ReaderPool(list(readers.values()))
+    try:
+        pool.start_sessions(30)
+        commands = 0
+        for t in tables:
+            start_board(daemon, t, 1)
+            commands += 6
+            readers[(t, "E")].observe(HANDS["E"][12], "trick", "up")
+        time.sleep(0.4)
+        lead_observes = len(tables)
+        before = daemon.stats()
+        frames0 = sum(link["counters"]["frames"] for link in before["links"])
+        setup_s = time.monotonic() - t_setup
+        log(f"  {n_readers} readers {mode}: set up in {setup_s:.1f} s, load {seconds:.0f} s")
+        load = Load(readers, tables, mode, seconds, rng)
+        cpu0, w0 = cpu_seconds(daemon.pid), time.monotonic()
+        writer = threading.Thread(target=load.run, name="load")
+        writer.start()
+        rss_samples = []
+        while writer.is_alive():
+            writer.join(1.0)
+            rss_samples.append(rss_kib(daemon.pid))
+        cpu1, w1 = cpu_seconds(daemon.pid), time.monotonic()
+        # drain: wait for every probe's alert and for the journals to catch up
+        expect = load.sent_observes + lead_observes + commands
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            st = daemon.stats()
+            lines = sum(j["lines"] for j in st["journal"].values())
+            if lines >= expect and st["inbox"] == 0:
+                break
+            time.sleep(0.2)
+        drain_s = time.monotonic() - w1
+        arrived = dict(sub.alerts)
+        st = daemon.stats()
+        lat = [arrived[k] - t0 for k, t0 in load.probe_at.items() if k in arrived]
+        lines = sum(j["lines"] for j in st["journal"].values())
+        bad = sum(link["counters"].get(k, 0) for link in st["links"]
+                  for k in ("lost", "bad_crc", "errors", "resyncs"))
+        frames = sum(link["counters"]["frames"] for link in st["links"]) - frames0
+        rss = rss_kib(daemon.pid)
+        result = {
+            "readers": n_readers, "tables": len(tables), "mode": mode,
+            "seconds": round(load.elapsed, 1),
+            "daemon_cpu_cores": round((cpu1 - cpu0) / (w1 - w0), 3),
+            "observes_sent_per_s": round(load.sent_observes / load.elapsed),
+            "line_rate_observes_per_s": round(n_readers * LINE_BYTES_PER_S / 23),
+            "writer_stalled_s": round(load.stalls, 1),
+            "frames_delivered_per_s": round(frames / (w1 - w0 + drain_s)),
+            "drain_s": round(drain_s, 1),
+            "probe_latency": summary_ms(lat),
+            "probes_missing": len(load.probe_at) - len(lat),
+            "dropped_frames": max(0, load.sent_observes + lead_observes + commands - lines) + bad,
+            "resends": sum(link["counters"].get("resends", 0) for link in st["links"]),
+            "rss_mib": round(rss / 1024, 1),
+            "rss_per_table_kib": round((rss - idle_kib) / len(tables)),
+            "rss_growth_during_load_kib": rss_samples[-1] - rss_samples[0] if rss_samples else 0,
+            "threads": thread_count(daemon.pid), "fds": fd_count(daemon.pid),
+            "alerts": sum(t["alerts"] for t in st["tables"].values()),
+        }
+        return result
+    finally:
+        pool.close()
+        daemon.close()
+        sub.close()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--readers", default="16,64,128")
+    ap.add_argument("--modes", default="realistic,line")
+    ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(prefix="ts-scale-") as tmp:
+        broker = Broker(Path(tmp) / "broker")
+        try:
+            idle = idle_rss(broker, Path(tmp))
+            log(f"idle daemon RSS {idle / 1024:.1f} MiB")
+            for mode in args.modes.split(","):
+                for n in (int(x) for x in args.readers.split(",")):
+                    with tempfile.TemporaryDirectory(prefix=f"ts-{n}-", dir=tmp) as d:
+                        r = run_config(n, mode, args.seconds, broker, Path(d), idle, rng)
+                    r["idle_rss_mib"] = round(idle / 1024, 1)
+                    print(json.dumps(r), flush=True)
+                    log(f"  -> {r}")
+        finally:
+            broker.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
