@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -114,6 +115,28 @@ def test_scenario_becomes_exact_observations(reader: SimReader) -> None:
         assert hb["reads"] > 0 and hb["dropped"] == 0
         ts = [f.fields["t"] for f in host.of(codec.OBSERVE)]
         assert ts == sorted(ts)
+    finally:
+        host.close()
+
+
+def test_a_stalled_vm_still_reports_every_state(reader: SimReader) -> None:
+    """A loaded machine may not run the VM for longer than the scenario leaves a card in
+    one place (here SIGSTOP for 0.8 s over SA's 300 ms in the trick zone). The sim's
+    world then waits for the reader's scans instead of racing ahead of them
+    (firmware/sim/main.py hold_scans), so the frames are exactly the scenario's, only
+    later."""
+    want = expected_observations(SCENARIO, "N")
+    host = Host(reader)
+    try:
+        host.handshake()
+        host.pump(lambda fs: len(observed(fs)) >= 5, 5.0)  # the hand, by t = 0.2 s or so
+        reader.process.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(0.8)  # SA goes to the trick at 0.4 s and to the table at 0.7 s
+        finally:
+            reader.process.send_signal(signal.SIGCONT)
+        host.pump(lambda fs: len(observed(fs)) >= len(want), 8.0)
+        assert observed(host.frames) == want
     finally:
         host.close()
 

@@ -65,20 +65,62 @@ def build(opts):
     return world, reader
 
 
-async def drive(world, reader):
-    """Apply scenario events on time (between scans: asyncio is cooperative)."""
+def hold_scans(reader):
+    """Scans a card's state must stand before the world moves that card again.
+
+    The debouncer commits a state after 2 scans spanning debounce_ms and a
+    departure after 3 scans spanning twice that; a scenario spaces a card's
+    moves wider than that in time, but a machine under load can stall the VM
+    for longer. Counting the reader's own scans keeps every state observable
+    whatever the load: the world waits instead of racing ahead of the reader.
+    """
+    period = max(1, reader.scan_ms)
+    return (2 * reader.debounce_ms + period - 1) // period + 3
+
+
+def step(world, reader, moved):
+    """Apply the events due now; True when one waits for scans (``hold_scans``).
+
+    ``moved`` maps each card to ``reader.scans`` when its last event was applied.
+    """
+    now = reader.now()
+    while world.next < len(world.events):
+        e = world.events[world.next]
+        if e.get("t", 0) > now:
+            return False
+        card = e.get("card")
+        if card is not None:
+            card = card.upper()
+            if card in moved and reader.scans - moved[card] < hold_scans(reader):
+                return True
+            moved[card] = reader.scans
+        world.apply(e)
+        world.next += 1
+    return False
+
+
+async def drive(world, reader, moved):
+    """Apply scenario events on time (between scans: asyncio is cooperative).
+
+    An event for a card whose previous move the reader has not yet scanned
+    ``hold_scans`` times waits for those scans, and so do the events after it
+    (the world keeps its order). Unloaded, a scenario whose moves of one card
+    are spaced wider than the debounce runs exactly on time.
+    """
     while True:
-        world.advance(reader.now())
+        held = step(world, reader, moved)
         due = world.due()
         if due is None:
             return
-        await asyncio.sleep_ms(max(1, due - reader.now()))
+        wait = max(1, reader.scan_ms) if held else due - reader.now()
+        await asyncio.sleep_ms(max(1, wait))
 
 
 async def amain(opts):
     world, reader = build(opts)
-    world.advance(0)
-    tasks = [asyncio.create_task(drive(world, reader))]
+    moved = {}
+    step(world, reader, moved)  # what lies on the antennas at boot
+    tasks = [asyncio.create_task(drive(world, reader, moved))]
     if "--stats" in opts:
         tasks.append(asyncio.create_task(stats(reader)))
     await reader.run()
