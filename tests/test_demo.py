@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +139,25 @@ def test_demo_python_readers_journal_replays_to_the_timetable(tmp_path: Path) ->
     observed = [x for x in lines if x["type"] == "observe"]
     assert all("rt" in x for x in observed)  # they came through readers, not in-process
     assert [x["type"] for x in lines if x["type"] == "decide"] == ["decide"]
+
+
+@pytest.mark.slow
+def test_demo_without_boards_stops_cleanly_on_ctrl_c() -> None:
+    proc = subprocess.Popen([EXE, "demo", "--tables", "1", "--readers", "python", "--speed", "20",
+                             "--no-dashboard"], stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    assert proc.stderr is not None
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if "until Ctrl-C" in proc.stderr.readline():
+                break
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        rest = proc.communicate(timeout=15)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+    assert proc.returncode == 0
+    assert "boards played at 1 tables" in rest

@@ -315,6 +315,7 @@ class Club:
         try:
             daemon.start()
         except OSError:  # the dashboard port is taken: any free one will do
+            daemon.outbox.close()
             if not self.opts.dashboard or self.opts.port == 0:
                 raise
             config["dashboard"] = {"port": 0, "broker_url": dash_url}
@@ -442,6 +443,8 @@ class Club:
             d.thread.join(3)
         if self.daemon is not None:
             self.daemon.wait_delivered(2.0)
+            # the daemon's own disconnect is no lost broker: keep the demo's ending quiet
+            logging.getLogger("tablesense.mqtt").setLevel(logging.ERROR)
             self.daemon.stop()
         for r in self.readers:
             with contextlib.suppress(Exception):
@@ -455,10 +458,11 @@ class Club:
         boards = sum(d.boards_done for d in self.drivers)
         lag = sum(d.lagging for d in self.drivers)
         refused = sum(d.refused for d in self.drivers)
-        mishaps = sum(len(tl.mishaps) for tl in self.timelines.values())
+        mishaps = sum(1 for d in self.drivers for n, _ in d.tl.mishaps if n <= d.boards_done)
         text = (f"demo: {boards} boards played at {len(self.tables)} tables in "
                 f"{time.monotonic() - self.started_at:.1f} s; {self.alerts()} alerts raised "
-                f"({mishaps} robot mishaps planned); {lag} late steps, {refused} refused")
+                f"(robots' mishaps in those boards: {mishaps}); {lag} late steps, "
+                f"{refused} refused")
         if self.opts.journal is not None:
             text += f"; journals in {self.journal_dir}"
         return text
@@ -480,8 +484,8 @@ def run_demo(opts: DemoOptions, err: TextIO | None = None) -> int:
     try:
         club.start()
         if opts.boards is None:
-            club.say(f"demo: {club.boards} boards a table, then the dashboard stays up: "
-                     "Ctrl-C stops")
+            club.say(f"demo: {club.boards} boards a table, then it waits "
+                     f"{'with the dashboard up ' if opts.dashboard else ''}until Ctrl-C")
         club.wait()
     except DemoError as exc:
         club.say(f"tablesense demo: {exc}")
