@@ -57,7 +57,10 @@ BARRIER_S = 4.0  # how long a host step waits for the reader steps before it
 RULING_WAIT_S = 3.0
 CALIBRATE_S = 15.0
 VM_BOOT_GUESS_MS = 200
-VM_MAX_TABLES = 2  # 4 VMs a table; measured ~1% of a core each, but a laptop has other work
+# 4 VMs a table. Measured here: each VM ~0.8% of a core and ~13 MB resident (a
+# 24-board scenario included), so more would fit; past two tables the Python
+# readers keep a laptop's fans quiet, and --readers vm still forces the VMs.
+VM_MAX_TABLES = 2
 
 
 class DemoError(RuntimeError):
