@@ -11,8 +11,8 @@ for the reader's USB serial port. Point ``tablesense run`` (a reader's
 With ``--scenario`` one reader per ``--seat`` plays the file's lines for its
 seat. With ``--journal`` four readers play a board recorded as a journal
 (observations become tag moves; the dealt hands are picked up before the
-auction; RFID readers where that is enough, a camera where an observation
-needs one, or ``--kind`` for all); the journal's other events (``board``,
+auction; RFID readers, and cameras only at the seats where the board would
+otherwise rule differently, or ``--kind`` for all); the journal's other events (``board``,
 ``dealt``, ``call``, ``claim`` ...) are printed as JSON lines when they fall
 due, for the host's command topic (``dealt`` is for a dealing machine wired
 in-process). First one line per reader, ``SEAT → PTY``; then it runs until
@@ -48,7 +48,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seat", action="append", choices=SEATS, help="a reader for this seat "
                    "(repeatable; with --scenario)")
     p.add_argument("--kind", choices=KINDS, help="reader kind (default: rfid; with --journal: "
-                   "camera where an observation needs one)")
+                   "a camera only where the board needs one)")
     p.add_argument("--scan-ms", type=int, default=20, help="boot scan period (%(default)s; "
                    "the host's CONFIG sets its own)")
     p.add_argument("--debounce-ms", type=int, default=40, help="boot debounce (%(default)s)")

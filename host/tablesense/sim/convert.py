@@ -32,9 +32,9 @@ Conventions the conversion keeps (domain.md, hardware/README.md):
 * **Reader kinds.** An RFID reader cannot see a face: it reports ``hand`` as
   face down, ``trick`` as face up and ``table``/``floor`` as face
   ``unknown``, never ``seen_by``, and it cannot tell ``detached`` from
-  ``hand``. A seat whose observations say more than that (``seen_by``,
-  ``conf``, ``detached``, a face turned up in the hand) gets a camera reader
-  (:func:`needs_camera`); give ``kinds`` to choose. What the engine then sees
+  ``hand``. Seats get a camera reader where the board would otherwise rule
+  differently (:func:`choose_kinds`: the modelled readers are replayed
+  through the engine); give ``kinds`` to choose. What the engine then sees
   from an RFID seat is explicit in :meth:`TablePlan.expected_journal`: the
   dummy's spread is ``table``/``unknown`` (still the display once the
   opening lead is faced); a quitted card is ``table``/``unknown``, which
@@ -83,11 +83,15 @@ def card_windows() -> tuple[int, ...]:
     """
     tuning = getattr(_tracker, "Tuning", None)
     found: set[int] = set()
-    if tuning is not None:
-        for name, value in vars(tuning()).items():
-            if name.endswith("_ms") and isinstance(value, int) and value > 0:
-                found.add(value)
+    try:
+        defaults = vars(tuning()) if tuning is not None else {}
+    except TypeError:  # a tuning without defaults: none to keep
+        defaults = {}
+    for name, value in defaults.items():
+        if name.endswith("_ms") and isinstance(value, int) and value > 0:
+            found.add(value)
     return tuple(sorted(found))
+
 
 OBSERVE_FIELDS = ("seat", "card", "zone", "face", "level", "seen_by", "conf")
 HAND = {"zone": "hand", "face": "down", "level": "above"}
@@ -194,7 +198,13 @@ def read_journal_lines(source: str | os.PathLike[str] | Iterable[Mapping[str, An
 
 
 def needs_camera(observations: Iterable[Mapping[str, Any]]) -> bool:
-    """Do these observations say what only a camera can sense?"""
+    """Do these observations say what an RFID reader cannot sense at all?
+
+    (``seen_by``, ``conf``, ``detached``, a card turned face up in the hand.)
+    Faces elsewhere an RFID reader reports by its zone (``hand`` down,
+    ``trick`` up, else ``unknown``); whether that changes a ruling is for
+    :func:`choose_kinds` to find out.
+    """
     for o in observations:
         if o.get("seen_by") is not None or o.get("conf") is not None:
             return True
@@ -203,6 +213,52 @@ def needs_camera(observations: Iterable[Mapping[str, Any]]) -> bool:
         if o.get("zone") == "hand" and o.get("face") == "up":
             return True
     return False
+
+
+RULING_KEYS = ("kind", "offender", "cards", "options", "until", "severity")
+
+
+def _rulings(lines: Iterable[Mapping[str, Any]]) -> list[tuple[Any, ...]]:
+    from tablesense.replay import replay_lines  # the engine, only when asked
+
+    out = replay_lines(json.dumps({"v": 1, **e}) for e in lines)
+    return [tuple(json.dumps(r.to_json().get(k)) for k in RULING_KEYS)
+            for r in out if not isinstance(r, str)]
+
+
+def choose_kinds(plan: TablePlan, fixed: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The fewest camera readers with which the board rules as its journal does.
+
+    Starts from cameras where :func:`needs_camera`, RFID elsewhere, and while
+    the modelled readers (:meth:`TablePlan.expected_journal`) give other
+    rulings (kind, offender, cards, options, until, severity) than the plan's
+    own lines, turns the RFID seat whose camera mends most of the difference
+    into a camera. An RFID table loses what only a face tells: a card dropped
+    face up (whether partner saw it is then for the director), a face-down
+    lead, a trick turned face down (the engine then quits it at the next lead,
+    so the last trick's quit and what hangs on it are not seen). ``fixed``
+    seats keep the kind given.
+    """
+    truth = _rulings(plan.lines)
+    fixed = dict(fixed or {})
+    kinds = {s: fixed.get(s) or ("camera" if needs_camera(plan.seat_lines(s)) else "rfid")
+             for s in SEATS}
+
+    def miss(k: dict[str, str]) -> int:
+        got = _rulings(TablePlan(plan.lines, k).expected_journal())
+        same = sum(1 for a, b in zip(got, truth, strict=False) if a == b)
+        return max(len(got), len(truth)) - same
+
+    now = miss(kinds)
+    while now:
+        rfid = [s for s in SEATS if kinds[s] == "rfid" and s not in fixed]
+        if not rfid:
+            break
+        tried = {s: miss({**kinds, s: "camera"}) for s in rfid}
+        best = min(rfid, key=lambda s: tried[s])
+        kinds[best] = "camera"
+        now = tried[best]
+    return kinds
 
 
 def _observe_line(t: int, src: Mapping[str, Any]) -> dict[str, Any]:
@@ -228,8 +284,9 @@ def plan_from_journal(
 ) -> TablePlan:
     """Convert a journal (file or dicts) into a :class:`TablePlan` (see the module doc).
 
-    ``kinds`` maps seats to ``rfid``/``camera`` (missing seats: camera where
-    :func:`needs_camera`, else rfid). ``hand_ms``: how long before the first
+    ``kinds`` maps seats to ``rfid``/``camera``; seats it leaves out are
+    chosen by :func:`choose_kinds` (RFID wherever the board still rules the
+    same). ``hand_ms``: how long before the first
     call or play after ``dealt`` (journal time, at most half the pause
     before it) the dealt hands are picked up.
     """
@@ -350,15 +407,12 @@ def plan_from_journal(
             tables[seat] = [*recent, (tj, ts)]
 
     # 3. reader kinds
-    chosen: dict[str, str] = {}
-    for seat in SEATS:
-        given = (kinds or {}).get(seat)
-        if given is not None:
-            chosen[seat] = given
-        else:
-            mine = [e for e in lines if e["type"] == "observe" and e["seat"] == seat]
-            chosen[seat] = "camera" if needs_camera(mine) else "rfid"
-    return TablePlan(lines, chosen, source_t)
+    plan = TablePlan(lines, dict.fromkeys(SEATS, "rfid"), source_t)
+    given = dict(kinds or {})
+    plan.kinds = ({s: given[s] for s in SEATS} if all(s in given for s in SEATS)
+                  else choose_kinds(plan, given))
+    return plan
 
 
-__all__ = ["TablePlan", "needs_camera", "plan_from_journal", "read_journal_lines"]
+__all__ = ["TablePlan", "choose_kinds", "needs_camera", "plan_from_journal",
+           "read_journal_lines"]
