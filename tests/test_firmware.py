@@ -305,3 +305,14 @@ def test_loop_cost_in_the_vm() -> None:
     print(f"{out.strip()} vm_cpu_ms={cpu_ms:.0f}")
     assert float(m.group(3)) > 14 * 6  # >= 6 RF frames per tag: the inventory really ran
     assert cpu_ms / scans < 50, cpu_ms  # even with the VM's start-up counted as scans
+
+
+def test_the_host_model_of_the_rfid_reader_matches_the_firmware() -> None:
+    """expected_observations (and so the journal converter) assumes the firmware's
+    face and level conventions: they must stay in step."""
+    import zones
+
+    from tablesense.sim import firmware as model
+
+    assert model.FACE_POLICY == zones.FACE_POLICY
+    assert model.LEVEL_OF_ZONE == zones.LEVEL_OF_ZONE

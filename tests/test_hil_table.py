@@ -107,6 +107,7 @@ def test_a_board_through_four_firmware_readers(mosquitto, watchers, tmp_path: Pa
         finally:
             stop.set()
             daemon.stop()
+    assert not any(table.alive().values())  # the VMs are gone with the table
     elapsed = time.monotonic() - started
 
     lines = journal_lines(journal)
