@@ -198,6 +198,7 @@ def test_bad_commands_are_answered_and_journaled_as_rejected(mosquitto, watchers
     daemon.start()
     director = Director(broker.port, w)
     try:
+        assert daemon.publisher.wait_listening(5), "the daemon never subscribed to commands"
         assert director.send(b"not json")["field"] == "(payload)"
         r = director.send({"type": "observe", "seat": "N", "card": "SA", "zone": "hand"})
         assert (r["ok"], r["field"], r["req"]) == (False, "type", "r2")

@@ -64,6 +64,7 @@ class Publisher:
         self._idle = threading.Event()
         self._stopping = threading.Event()
         self._connected = threading.Event()
+        self._listening = threading.Event()  # the broker granted the command subscription
         self._pump: threading.Thread | None = None
         self.client = self._make_client()
 
@@ -91,6 +92,7 @@ class Publisher:
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
+        client.on_subscribe = self._on_subscribe
         return client
 
     def start(self) -> None:
@@ -118,6 +120,10 @@ class Publisher:
     @property
     def connected(self) -> bool:
         return self._connected.is_set()
+
+    def wait_listening(self, timeout: float) -> bool:
+        """Wait until commands published on the broker reach this daemon."""
+        return self._listening.wait(timeout)
 
     def kick(self) -> None:
         """New rows are in the outbox: hand them on."""
@@ -169,6 +175,12 @@ class Publisher:
         if self._connected.is_set():
             log.warning("event=broker-lost reason=%r", str(reason))
         self._connected.clear()
+        self._listening.clear()
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int,
+                      reasons: list[ReasonCode], props: Properties | None) -> None:
+        if reasons and not any(r.is_failure for r in reasons):
+            self._listening.set()
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int,
                     reason: ReasonCode, props: Properties) -> None:
