@@ -99,14 +99,17 @@ def step(world, reader, moved):
     return False
 
 
-async def drive(world, reader, moved):
+async def drive(world, reader, moved=None):
     """Apply scenario events on time (between scans: asyncio is cooperative).
 
     An event for a card whose previous move the reader has not yet scanned
     ``hold_scans`` times waits for those scans, and so do the events after it
     (the world keeps its order). Unloaded, a scenario whose moves of one card
-    are spaced wider than the debounce runs exactly on time.
+    are spaced wider than the debounce runs exactly on time. ``moved``: see
+    ``step`` (cards placed before, e.g. by ``world.advance(0)``, are not held).
     """
+    if moved is None:
+        moved = {}
     while True:
         held = step(world, reader, moved)
         due = world.due()
