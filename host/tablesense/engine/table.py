@@ -69,6 +69,8 @@ class Engine:
             seat: dict.fromkeys(NOISE_COUNTERS, 0) for seat in SEATS}
         self._low: dict[str, Observe] = {}  # card -> an uncorroborated low-confidence reading
         self._conflicts: dict[str, Observe] = {}  # card -> first reading at the second seat
+        self._owners: dict[str, str] = {}  # card -> the seat it was dealt to
+        self._owners_of: object = None
         self.code_override = code
         if code is not None:
             laws.find_code(code)  # fail early on an unknown id
@@ -398,10 +400,12 @@ class Engine:
         self.law.exposure(self, o.seat, (o.card,), how, visibility(o, o.seat), o.t, [o])
 
     def _owner(self, card: str) -> str | None:
-        b = self.b
-        if b.phase == "setup":
+        if self.b.phase == "setup":
             return None
-        return next((seat for seat, cards in b.deal.items() if card in cards), None)
+        if self._owners_of is not self.b.deal:  # the deal changed: index it again
+            self._owners_of = self.b.deal
+            self._owners = {c: seat for seat, cards in self.b.deal.items() for c in cards}
+        return self._owners.get(card)
 
     def _admit(self, o: Observe) -> bool:
         """Low-confidence camera readings count only when a second one agrees."""
