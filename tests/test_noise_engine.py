@@ -80,3 +80,12 @@ def test_thresholds_are_configurable() -> None:
     s = east_on_lead().obs("E", "C5", "table", gap=60).obs("E", "C5", "hand", "down")
     rulings, _ = run(s, Tuning(min_dwell_ms=0))
     assert [r.kind for r in rulings] == ["minor-penalty-card"]
+
+
+def test_an_rfid_reader_quits_a_trick_without_seeing_faces() -> None:
+    s = east_on_lead().play("E:C9 S:CQ W:H5 N:C6")
+    for seat, card in (("E", "C9"), ("S", "CQ"), ("W", "H5"), ("N", "C6")):
+        s.obs(seat, card, "table", "unknown", gap=40)
+    rulings, eng = run(s)
+    assert rulings == []
+    assert eng.board is not None and eng.board.trick == [] and eng.board.quitted

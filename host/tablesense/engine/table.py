@@ -461,7 +461,11 @@ class Engine:
 
     def _from_trick(self, o: Observe) -> None:
         b = self.b
-        if o.zone == "table" and o.face == "down":
+        # Turned face down in front of its player: the trick is quitted. An RFID reader
+        # cannot see faces: from a complete trick, `unknown` reads as turned too.
+        in_open_trick = not b.trick_complete() and any(o.card == c for _, c in b.trick)
+        if o.zone == "table" and (o.face == "down" or (o.face == "unknown"
+                                                      and not in_open_trick)):
             done = [c for plays, _ in b.tricks[-1:] for _, c in plays]
             if o.card in done or o.card in (c for _, c in b.trick):
                 self._close(self.tracker.take_all())
