@@ -106,8 +106,10 @@ class Load:
         span = self.seconds * 0.9
         for table in self.tables:
             cards = [("W", c) for c in HANDS["W"][1:12]] + [("E", c) for c in HANDS["E"][1:12]]
-            for n, (seat, card) in enumerate(cards, 1):
-                when = start + (n - 0.5) * span / len(cards) + self.rng.uniform(-0.2, 0.2)
+            times = sorted(start + (k + 0.5) * span / len(cards) + self.rng.uniform(-0.2, 0.2)
+                           for k in range(len(cards)))
+            # ruling ids count in arrival order: the n-th probe of a table is ruling n
+            for n, ((seat, card), when) in enumerate(zip(cards, times, strict=True), 1):
                 out.append((max(start, when), table, seat, card, n))
         return sorted(out)
 
@@ -223,6 +225,11 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
         arrived = dict(sub.alerts)
         st = daemon.stats()
         lat = [arrived[k] - t0 for k, t0 in load.probe_at.items() if k in arrived]
+        first = min(load.probe_at.values(), default=0.0)
+        worst = sorted(((arrived[k] - t0, t0 - first, k) for k, t0 in load.probe_at.items()
+                        if k in arrived), reverse=True)[:5]
+        log("  slowest probes (latency ms, at s, id): "
+            + ", ".join(f"{w * 1000:.1f} @{a:.1f} {k}" for w, a, k in worst))
         lines = sum(j["lines"] for j in st["journal"].values())
         bad = sum(link["counters"].get(k, 0) for link in st["links"]
                   for k in ("lost", "bad_crc", "errors", "resyncs"))
@@ -260,6 +267,9 @@ def main() -> int:
     ap.add_argument("--modes", default="realistic,line")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--data-dir", default=None,
+                    help="where journals and outboxes go (default: a temporary directory "
+                         "on the working disk; /dev/shm takes the disk out)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="ts-scale-") as tmp:
@@ -269,7 +279,8 @@ def main() -> int:
             log(f"idle daemon RSS {idle / 1024:.1f} MiB")
             for mode in args.modes.split(","):
                 for n in (int(x) for x in args.readers.split(",")):
-                    with tempfile.TemporaryDirectory(prefix=f"ts-{n}-", dir=tmp) as d:
+                    with tempfile.TemporaryDirectory(prefix=f"ts-{n}-",
+                                                     dir=args.data_dir or tmp) as d:
                         r = run_config(n, mode, args.seconds, broker, Path(d), idle, rng)
                     r["idle_rss_mib"] = round(idle / 1024, 1)
                     print(json.dumps(r), flush=True)

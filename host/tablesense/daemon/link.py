@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -55,6 +56,11 @@ CONFIG_RETRY_MS = 500
 ACK_EVERY_FRAMES = 8
 ACK_EVERY_MS = 250
 SPOOF_ALERT_INTERVAL_MS = 60_000
+# Back-pressure: when more than this many messages wait for the core (a sink
+# with qsize(), as the daemon's queue), links stop reading their ports until
+# it catches up, so an overload fills the readers' buffers, not our memory.
+MAX_BACKLOG = 2000
+BACKLOG_PAUSE_S = 0.005
 # Signature stamps of the host: MAVLink's clock, 10 us units since 2015-01-01 UTC.
 STAMP_EPOCH = 1420070400
 SIGNING_COUNTERS = ("unsigned", "bad_signature", "replayed", "stale_hello")
@@ -68,6 +74,27 @@ def host_stamp(unix_time: float | None = None) -> int:
     """The host's signature stamp for a moment (default now): 10 us since 2015."""
     t = time.time() if unix_time is None else unix_time
     return max(0, int((t - STAMP_EPOCH) * 100_000)) & codec.MAX_STAMP
+
+
+def write_now(port: Port, data: bytes) -> int:
+    """Write what the port takes now; never wait. Returns the bytes written.
+
+    pyserial's ``write`` on a POSIX port selects for writability after every
+    write, and without a write timeout waits for ever on a reader that has
+    stopped draining its input (a hung USB device), which would hang this
+    link. So a port with a file descriptor (a tty, a pty) gets one
+    non-blocking ``os.write``; a frame cut short arrives as a bad CRC, and
+    everything the host sends (CONFIG, ACK, RESEND) is sent again anyway.
+    Other ports (``socket://``, ``loop://``) use pyserial's ``write``.
+    """
+    fd = getattr(port, "fd", None)
+    if isinstance(fd, int) and fd >= 0:
+        try:
+            return os.write(fd, data)
+        except BlockingIOError:
+            return 0
+    n = port.write(data)
+    return len(data) if n is None else int(n)
 
 
 class ReplayWindow:
@@ -268,6 +295,16 @@ class ReaderLink:
             # stamps go on from our clock once it takes this CONFIG.
             self._start_session(port, opened)
         while not self._stop.is_set():
+            if self._congested():
+                # The core is behind: leave the bytes in the port (the kernel's and
+                # the reader's buffers fill: back-pressure) and do not count the
+                # pause against the reader's heartbeat.
+                paused = now_ms()
+                while self._congested() and not self._stop.is_set():
+                    self._stop.wait(BACKLOG_PAUSE_S)
+                self.counters["paused_ms"] = (self.counters.get("paused_ms", 0)
+                                              + now_ms() - paused)
+                last_valid += now_ms() - paused
             try:
                 data = read_some(port)
             except (PortError, OSError) as exc:
@@ -311,6 +348,10 @@ class ReaderLink:
         return spoke
 
     # -- frames ------------------------------------------------------------------
+    def _congested(self) -> bool:
+        qsize = getattr(self.out, "qsize", None)
+        return qsize is not None and int(qsize()) > MAX_BACKLOG
+
     def _count_error(self, err: codec.RemoteProtocolError) -> None:
         if err.kind == "bad_crc":
             self.counters["bad_crc"] += 1
@@ -431,7 +472,9 @@ class ReaderLink:
                              key=self.key, stamp=stamp or 0, sender="host")
         self._tx_seq = codec.seq_next(self._tx_seq)
         try:
-            port.write(frame)
+            n = write_now(port, frame)
+            if n < len(frame):
+                self.counters["tx_short"] = self.counters.get("tx_short", 0) + 1
         except Exception as exc:  # the read side notices a dead port next
             log.debug("event=write-failed table=%s seat=%s error=%r",
                       self.table, self.seat, str(exc))
