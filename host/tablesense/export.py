@@ -1,9 +1,9 @@
 """Export: each board of a journal as PBN 2.1 or as BBO LIN (vugraph), rulings included.
 
-Pure: lines in, text out. :func:`export_lines` replays the journal through
-:class:`~tablesense.engine.Engine` exactly as :func:`tablesense.replay.replay_lines`
-does (one engine per table, open incidents flushed when a board event comes
-and at the end) and keeps, beside it, what a hand record needs and the engine
+Pure: lines in, text out. :func:`export_lines` follows the steps of
+:func:`tablesense.replay.replay_steps`, the loop ``replay`` itself runs (one
+engine per table, open incidents flushed when a board event comes and at the
+end), and keeps, beside it, what a hand record needs and the engine
 does not remember: when each ruling was made relative to the calls and cards
 counted so far, the claim or concession in force, the declarer the auction
 named. A board's state is captured from ``engine.board`` when the table's
@@ -38,10 +38,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from tablesense.cards import RANKS, SEAT_NAMES, SEATS, SUITS, is_bid, lho, side
-from tablesense.engine import Engine, EngineError, Ruling
+from tablesense.engine import Ruling
 from tablesense.engine.board import Board
-from tablesense.events import BoardStart, Claim, Concede, Event, Object
-from tablesense.journal import JournalError, parse_lines
+from tablesense.events import Claim, Concede, Event, Object
+from tablesense.replay import replay_steps
 
 FORMATS = ("pbn", "lin")
 LIN_SEATS = ("S", "W", "N", "E")
@@ -200,32 +200,24 @@ def export_lines(lines: Iterable[str], code: str | None = None) -> Exported:
     """Replay ``lines`` and return every board (in the order they started) and every
     line that was invalid or not valid in the board's state."""
     out = Exported()
-    engines: dict[str, Engine] = {}
     recorders: dict[int, _Recorder] = {}  # id(engine) -> the recorder of its board
     order: list[_Recorder] = []
-    current: Engine | None = None
 
     def take(rulings: list[Ruling], rec: _Recorder | None) -> None:
         if rec is not None:
             rec.rulings.extend(rulings)
 
-    for no, item in parse_lines(lines):
-        if isinstance(item, JournalError):
-            out.errors.append(str(item))
+    for step in replay_steps(lines, code):
+        if step.error is not None:
+            out.errors.append(step.error)
             continue
-        if isinstance(item, BoardStart):
-            if current is not None:
-                take(current.flush(), recorders.get(id(current)))
-            current = engines.setdefault(item.table, Engine(code=code))
-        if current is None:
-            out.errors.append(f"line {no}: field type: a {item.type} event before any board event")
-            continue
+        current = step.engine
+        assert current is not None
         before = recorders.get(id(current))
-        try:
-            rulings = current.apply(item)
-        except EngineError as exc:
-            out.errors.append(f"line {no}: field type: {exc}")
+        if step.event is None:  # a flush: incidents the board left open
+            take(step.rulings, before)
             continue
+        rulings = step.rulings
         board = current.board
         assert board is not None
         if before is not None:
@@ -238,10 +230,8 @@ def export_lines(lines: Iterable[str], code: str | None = None) -> Exported:
             recorders[id(current)] = rec
             order.append(rec)
         rec = recorders[id(current)]
-        rec.after(item)
+        rec.after(step.event)
         take(rulings, rec)
-    if current is not None:
-        take(current.flush(), recorders.get(id(current)))
     out.boards = [r.capture() for r in order]
     return out
 

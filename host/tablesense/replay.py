@@ -6,34 +6,58 @@ Used by ``tablesense replay``, by the daemon on restart, and by the tests.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from tablesense.engine import Engine, EngineError, Ruling
-from tablesense.events import BoardStart
+from tablesense.events import BoardStart, Event
 from tablesense.journal import JournalError, parse_lines
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a replay: the rulings an event made (``event`` None: the rulings of
+    incidents closed by a flush), or a line that was not valid (``error``)."""
+
+    engine: Engine | None
+    event: Event | None
+    rulings: list[Ruling]
+    error: str | None = None
+
+
+def replay_steps(lines: Iterable[str], code: str | None = None) -> Iterator[Step]:
+    """The journal through one engine per table, step by step (export reads the
+    boards' state between steps); ``replay_lines`` is this without the state."""
+    engines: dict[str, Engine] = {}
+    current: Engine | None = None
+    for no, item in parse_lines(lines):
+        if isinstance(item, JournalError):
+            yield Step(None, None, [], str(item))
+            continue
+        if isinstance(item, BoardStart):
+            if current is not None:
+                yield Step(current, None, current.flush())
+            current = engines.setdefault(item.table, Engine(code=code))
+        if current is None:
+            yield Step(None, None, [],
+                       f"line {no}: field type: a {item.type} event before any board event")
+            continue
+        try:
+            rulings = current.apply(item)
+        except EngineError as exc:
+            yield Step(current, None, [], f"line {no}: field type: {exc}")
+            continue
+        yield Step(current, item, rulings)
+    if current is not None:
+        yield Step(current, None, current.flush())
 
 
 def replay_lines(lines: Iterable[str], code: str | None = None) -> Iterator[Ruling | str]:
     """Yield rulings, and for every line that is invalid or not valid in the board's
     state a message ``"line N: ..."``; the engine's state is unchanged by such a line."""
-    engines: dict[str, Engine] = {}
-    current: Engine | None = None
-    for no, item in parse_lines(lines):
-        if isinstance(item, JournalError):
-            yield str(item)
-            continue
-        if isinstance(item, BoardStart):
-            if current is not None:
-                yield from current.flush()
-            current = engines.setdefault(item.table, Engine(code=code))
-        if current is None:
-            yield f"line {no}: field type: a {item.type} event before any board event"
-            continue
-        try:
-            yield from current.apply(item)
-        except EngineError as exc:
-            yield f"line {no}: field type: {exc}"
-    if current is not None:
-        yield from current.flush()
+    for step in replay_steps(lines, code):
+        if step.error is not None:
+            yield step.error
+        yield from step.rulings
 
 
 def replay_file(path: str, code: str | None = None) -> list[Ruling]:
