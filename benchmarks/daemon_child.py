@@ -17,17 +17,35 @@ subscriber) do not share the daemon's interpreter lock.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import sys
+import time
 from typing import Any
 
 from tablesense.daemon.config import load_config
 from tablesense.daemon.core import Daemon
 
 
+GC: dict[str, float] = {"collections": 0, "gen2": 0, "max_pause_ms": 0.0, "total_ms": 0.0}
+_gc_start = [0.0]
+
+
+def _gc_watch(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _gc_start[0] = time.perf_counter()
+        return
+    pause = (time.perf_counter() - _gc_start[0]) * 1000
+    GC["collections"] += 1
+    GC["gen2"] += info.get("generation") == 2
+    GC["total_ms"] = round(GC["total_ms"] + pause, 3)
+    GC["max_pause_ms"] = round(max(GC["max_pause_ms"], pause), 3)
+
+
 def stats(d: Daemon) -> dict[str, Any]:
     return {
+        "gc": dict(GC),
         "links": [{"table": link.table, "seat": link.seat, "state": link.state,
                    "counters": link.all_counters()} for link in d.links],
         "tables": {name: dict(t.counters) for name, t in d.tables.items()},
@@ -42,6 +60,7 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("paho").setLevel(logging.WARNING)
+    gc.callbacks.append(_gc_watch)
     d = Daemon(load_config(argv[1]))
     d.start()
     out = sys.stdout

@@ -16,9 +16,10 @@ board (commands and a trusted ``dealt``), East leads, and then for
   OBSERVE frames a second each, written in 20 ms bursts); when the daemon
   cannot keep up the ptys fill and the writer waits (back-pressure, as USB
   CDC does), so the *achieved* rate is what is reported;
-* in both, *probes*: defenders' cards turned face up in the hand, spread over
-  the run (22 a table), each ruled on at once: one alert each, timed from
-  the last byte into the pty to the MQTT subscriber.
+* in both, *probes*: defenders' cards turned face up in the hand at random
+  moments of the run (22 a table, each table independent), each ruled on at
+  once: one alert each, timed from the last byte into the pty to the MQTT
+  subscriber.
 
 Reported per configuration: CPU of the daemon process (CPU seconds per
 second: 1.0 = one core busy), frames a second delivered, probe latency p50
@@ -106,8 +107,8 @@ class Load:
         span = self.seconds * 0.9
         for table in self.tables:
             cards = [("W", c) for c in HANDS["W"][1:12]] + [("E", c) for c in HANDS["E"][1:12]]
-            times = sorted(start + (k + 0.5) * span / len(cards) + self.rng.uniform(-0.2, 0.2)
-                           for k in range(len(cards)))
+            # tables are independent: each its own random moments (not in step)
+            times = sorted(start + self.rng.uniform(0, span) for _ in cards)
             # ruling ids count in arrival order: the n-th probe of a table is ruling n
             for n, ((seat, card), when) in enumerate(zip(cards, times, strict=True), 1):
                 out.append((max(start, when), table, seat, card, n))
@@ -253,6 +254,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             "rss_growth_during_load_kib": rss_samples[-1] - rss_samples[0] if rss_samples else 0,
             "threads": thread_count(daemon.pid), "fds": fd_count(daemon.pid),
             "alerts": sum(t["alerts"] for t in st["tables"].values()),
+            "gc": st["gc"],
         }
         return result
     finally:

@@ -58,9 +58,11 @@ ACK_EVERY_MS = 250
 SPOOF_ALERT_INTERVAL_MS = 60_000
 # Back-pressure: when more than this many messages wait for the core (a sink
 # with qsize(), as the daemon's queue), links stop reading their ports until
-# it catches up, so an overload fills the readers' buffers, not our memory.
+# it catches up (below half of it), so an overload fills the readers' buffers,
+# not our memory. The pause is polled: short polls from a hundred links would
+# take the interpreter lock from the core they are waiting for.
 MAX_BACKLOG = 2000
-BACKLOG_PAUSE_S = 0.005
+BACKLOG_PAUSE_S = 0.02
 # Signature stamps of the host: MAVLink's clock, 10 us units since 2015-01-01 UTC.
 STAMP_EPOCH = 1420070400
 SIGNING_COUNTERS = ("unsigned", "bad_signature", "replayed", "stale_hello")
@@ -300,7 +302,7 @@ class ReaderLink:
                 # the reader's buffers fill: back-pressure) and do not count the
                 # pause against the reader's heartbeat.
                 paused = now_ms()
-                while self._congested() and not self._stop.is_set():
+                while self._congested(MAX_BACKLOG // 2) and not self._stop.is_set():
                     self._stop.wait(BACKLOG_PAUSE_S)
                 self.counters["paused_ms"] = (self.counters.get("paused_ms", 0)
                                               + now_ms() - paused)
@@ -348,9 +350,9 @@ class ReaderLink:
         return spoke
 
     # -- frames ------------------------------------------------------------------
-    def _congested(self) -> bool:
+    def _congested(self, limit: int = MAX_BACKLOG) -> bool:
         qsize = getattr(self.out, "qsize", None)
-        return qsize is not None and int(qsize()) > MAX_BACKLOG
+        return qsize is not None and int(qsize()) > limit
 
     def _count_error(self, err: codec.RemoteProtocolError) -> None:
         if err.kind == "bad_crc":
