@@ -27,7 +27,6 @@ from typing import Any
 from tablesense.daemon.config import load_config
 from tablesense.daemon.core import Daemon
 
-
 GC: dict[str, float] = {"collections": 0, "gen2": 0, "max_pause_ms": 0.0, "total_ms": 0.0}
 _gc_start = [0.0]
 
