@@ -47,6 +47,7 @@ class CommandMessage:
     payload: bytes
     reply: queue.Queue[dict[str, Any]] | None = None
     trusted: bool = False
+    by: str | None = None  # the sender's broker login (topics.py), journaled as "by"
 
 
 class Daemon:
@@ -175,8 +176,8 @@ class Daemon:
         return self.publisher.wait_idle(timeout)
 
     # -- the core thread ---------------------------------------------------------
-    def _on_mqtt_command(self, table: str, payload: bytes) -> None:
-        self.inbox.put(CommandMessage(table, payload))
+    def _on_mqtt_command(self, table: str, payload: bytes, by: str | None = None) -> None:
+        self.inbox.put(CommandMessage(table, payload, by=by))
 
     def _run(self) -> None:
         interval = self.config.state_interval_ms / 1000
@@ -246,7 +247,7 @@ class Daemon:
             response: dict[str, Any] = {"ok": False, "field": "(topic)",
                                         "error": f"no table {c.table!r} here"}
         else:
-            response = table.command(c.payload, c.trusted)
+            response = table.command(c.payload, c.trusted, by=c.by)
             if table.dirty:
                 self._publish_state(table)
         if c.reply is not None:

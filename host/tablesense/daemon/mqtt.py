@@ -39,7 +39,9 @@ from tablesense.daemon.topics import OFFLINE, ONLINE, Topics
 
 log = logging.getLogger("tablesense.mqtt")
 
-CommandHandler = Callable[[str, bytes], None]
+# (table, payload, by): ``by`` is the sender's broker login when the command came
+# on ``<base>/<table>/cmd/by/<user>`` (see topics.py), else None.
+CommandHandler = Callable[[str, bytes, str | None], None]
 
 
 class Publisher:
@@ -168,6 +170,7 @@ class Publisher:
         for topic, payload in retained.items():
             client.publish(topic, payload, qos=1, retain=True)
         client.subscribe(self.topics.all_cmds, qos=1)
+        client.subscribe(self.topics.all_cmds_by, qos=1)
         self._wake.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: mqtt.DisconnectFlags,
@@ -190,11 +193,12 @@ class Publisher:
         self._wake.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        table = self.topics.table_of_cmd(msg.topic)
-        if table is None or self.on_command is None:
+        source = self.topics.command_source(msg.topic)
+        if source is None or self.on_command is None:
             return
+        table, by = source
         try:
-            self.on_command(table, bytes(msg.payload))
+            self.on_command(table, bytes(msg.payload), by)
         except Exception:  # a bad handler must not kill paho's thread
             log.exception("event=command-handler-failed table=%s", table)
 

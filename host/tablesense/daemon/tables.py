@@ -92,38 +92,44 @@ class TableRuntime:
             return []
         return self._apply(event) or []
 
-    def command(self, payload: bytes, trusted: bool = False) -> dict[str, Any]:
+    def command(self, payload: bytes, trusted: bool = False,
+                by: str | None = None) -> dict[str, Any]:
         """A command from ``<base>/<table>/cmd``; returns the response object.
 
         ``trusted`` (in-process sources only: a dealing machine's adapter, the
         demo) also admits the event types that domain.md does not list as
         commands, such as ``dealt``; never observations, which come from readers.
+        ``by`` is the sender's broker login (``.../cmd/by/<user>``, topics.py),
+        journaled with the command (and with a rejected one) as ``"by"``; a
+        ``by`` inside the payload is dropped, never believed.
         """
         req: Any = None
         try:
             obj = json.loads(payload)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return self._reject(payload.decode("utf-8", "replace"), None, "(payload)",
-                                f"not JSON: {exc}")
+                                f"not JSON: {exc}", by)
         if not isinstance(obj, dict):
-            return self._reject(obj, None, "(payload)", "expected a JSON object")
+            return self._reject(obj, None, "(payload)", "expected a JSON object", by)
         req = obj.pop("req", None)
+        obj.pop("by", None)
         kind = obj.get("type")
         allowed = (set(EVENT_TYPES) - {"observe"}) if trusted else COMMAND_TYPES
         if kind not in allowed:
             return self._reject(obj, req, "type",
-                                f"expected one of {', '.join(sorted(allowed))}, got {kind!r}")
+                                f"expected one of {', '.join(sorted(allowed))}, got {kind!r}",
+                                by)
         if kind == "board" and "table" in obj and str(obj["table"]) != self.name:
             return self._reject(obj, req, "table",
-                                f"this is table {self.name!r}, got {obj['table']!r}")
+                                f"this is table {self.name!r}, got {obj['table']!r}", by)
         if kind == "board":
             obj.setdefault("table", self.name)
         obj = {**obj, "v": 1, "t": self.journal.stamp()}
         try:
             event = parse_event(obj)
         except EventError as exc:
-            return self._reject(obj, req, exc.field, exc.message)
-        rulings = self._apply(event)
+            return self._reject(obj, req, exc.field, exc.message, by)
+        rulings = self._apply(event, by)
         if rulings is None:
             return {"ok": False, "req": req, "type": kind, "error": self._last_error,
                     "journaled": True}
@@ -137,8 +143,9 @@ class TableRuntime:
     # -- the steps ---------------------------------------------------------------
     _last_error = ""
 
-    def _apply(self, event: Event) -> list[Ruling] | None:
-        self.journal.append(event.to_json())
+    def _apply(self, event: Event, by: str | None = None) -> list[Ruling] | None:
+        line = event.to_json()
+        self.journal.append({**line, "by": by} if by is not None else line)
         self.counters["events"] += 1
         try:
             rulings = self.engine.apply(event)
@@ -170,12 +177,15 @@ class TableRuntime:
             self.kick()
         return new
 
-    def _reject(self, given: Any, req: Any, field: str, error: str) -> dict[str, Any]:
+    def _reject(self, given: Any, req: Any, field: str, error: str,
+                by: str | None = None) -> dict[str, Any]:
         self.counters["rejected"] += 1
         line: dict[str, Any] = {"v": 1, "t": self.journal.stamp(), "type": "rejected",
                                 "source": "cmd", "field": field, "error": error, "input": given}
         if req is not None:
             line["req"] = req
+        if by is not None:
+            line["by"] = by
         self.journal.append(line)
         log.warning("event=command-rejected table=%s field=%s error=%r", self.name, field, error)
         return {"ok": False, "req": req, "field": field, "error": error}
