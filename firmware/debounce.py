@@ -1,30 +1,132 @@
 """Debouncing: a card's new state is reported only once it has held long enough.
 
 A state is ``(zone, face, level, seen_by)``; ``conf`` jitter alone never makes
-a change. A new state commits once it was seen in ``min_scans`` consecutive
-scans spanning at least ``ms``. Leaving (``gone``) needs more evidence than
-arriving, ``gone_scans`` misses over ``gone_ms``: an RFID read missed once
-(a tag at the edge of the field, a collision) must not report the card gone
-and back. That asymmetry is the hysteresis.
+a change. Each scan's reading of a card passes three filters:
+
+1. **Ownership** (cross-talk). ``own`` are the cards this seat has held in
+   its hand (hand, detached or floor reported) since it last held nothing
+   (the previous board's cards were gathered): the deal as this reader saw
+   it. Once it knows ``DEAL`` of them, a card that is not its own and not
+   already reported is ignored (``suppressed["foreign"]``): a neighbour's
+   card read across the boundary. A reading below ``min_conf`` (an RFID tag
+   that does not answer at the probe gain, zones.py) counts only for an own
+   card, at face value; otherwise it is ignored (``suppressed["weak"]``).
+2. **Zone hysteresis** (flicker, missed reads). A zone becomes *live* for a
+   card once read in two scans no more than ``hold_ms`` (or ``HOLD_SCANS``
+   scans) apart, and stays live until it has not been read for that long.
+   The card is in the live zone read last: one stray read makes no zone, a
+   missed read or two change nothing, and a card that moves is where it went
+   as soon as it is read there twice. A card read again in a zone it had
+   left *flickers* (it rests on a zone boundary, answering on either antenna
+   in turn) until ``hold_ms`` after the last such return: meanwhile it is in
+   its live zone nearest the middle of the table (``RANK``), as the scanner
+   does with two antennas at once, but never back in the zone it left at its
+   last reported change. So a card played across the boundary reaches the
+   trick zone at once, and one quitted across it leaves the trick zone once,
+   when it stops answering there. ``hold_ms`` 0 turns this off (every read is
+   live at once).
+3. **Debounce.** A new state commits once seen in ``min_scans`` consecutive
+   scans spanning at least ``ms`` (``ms + hold_ms`` to go back to the zone
+   the card left at its last reported change: undoing a change needs more
+   evidence than making it). Leaving (``gone``: no zone live) needs
+   more evidence than arriving, ``gone_scans`` over ``gone_ms`` (default
+   the larger of twice ``ms`` and ``GONE_MS``, longer than a hand card is out
+   of reach while the hand is sorted). That asymmetry is the hysteresis.
+
+The defaults come from measurements in the VM (BENCHMARKS.md, "Noise at
+the readers").
 """
 
 from cards import card_order
 from ticks import ticks_diff
 
 GONE = ("gone", "unknown", "unknown", None)
+RANK = {"trick": 4, "table": 3, "detached": 2, "hand": 1, "floor": 1}
+HAND_ZONES = ("hand", "detached", "floor")
+HOLD_MS = 150
+HOLD_SCANS = 2
+GONE_MS = 400
+MIN_CONF = 0.6
+DEAL = 13
 
 
 class Debouncer:
-    def __init__(self, ms=60, min_scans=2, gone_scans=3, gone_ms=None):
-        self.configure(ms, min_scans, gone_scans, gone_ms)
+    def __init__(self, ms=60, min_scans=2, gone_scans=3, gone_ms=None, hold_ms=None,
+                 min_conf=MIN_CONF):
+        self.min_conf = min_conf
+        self.configure(ms, min_scans, gone_scans, gone_ms, hold_ms)
         self.state = {}  # card -> committed state (absent = gone)
         self._pend = {}  # card -> [state, scans, first_ms]
+        self._zones = {}  # card -> {zone: [obs, last ms, last scan, reads]}
+        self.own = {}  # card -> True: this seat's deal
+        self.scans = 0
+        self.suppressed = {"foreign": 0, "weak": 0}
 
-    def configure(self, ms, min_scans=2, gone_scans=3, gone_ms=None):
+    def configure(self, ms, min_scans=2, gone_scans=3, gone_ms=None, hold_ms=None):
+        """``gone_ms`` and ``hold_ms`` None: the defaults (0 when ``ms`` is 0: no debounce)."""
         self.ms = ms
         self.min_scans = min_scans
         self.gone_scans = max(gone_scans, min_scans)
-        self.gone_ms = 2 * ms if gone_ms is None else gone_ms
+        if gone_ms is None:
+            gone_ms = max(2 * ms, GONE_MS) if ms > 0 else 0
+        self.gone_ms = gone_ms
+        self.hold_ms = (HOLD_MS if ms > 0 else 0) if hold_ms is None else hold_ms
+
+    def _reading(self, c, obs):
+        """The reading after the ownership filter (None: ignored)."""
+        weak = obs[4] is not None and obs[4] < self.min_conf
+        if c not in self.own:
+            if weak:
+                self.suppressed["weak"] += 1
+                return None
+            if len(self.own) >= DEAL and c not in self.state:
+                self.suppressed["foreign"] += 1
+                return None
+        elif weak:
+            obs = list(obs)
+            obs[4] = None  # our card, only read weakly: at face value
+            return tuple(obs)
+        return obs
+
+    def _live(self, c, obs, now):
+        """The card's reading through the zone hysteresis."""
+        zs = self._zones.get(c)
+        if zs is None:
+            if obs is None:
+                return None
+            # None: [zone last read, flickering until, zone it left at its last report]
+            zs = self._zones[c] = {None: [None, now - 1, None]}
+        m = zs[None]
+        if obs is not None:
+            z = obs[0]
+            e = zs.get(z)
+            if e is None or self._stale(e, now):
+                zs[z] = [obs, now, self.scans, 1]
+            else:
+                if m[0] != z:  # back to a zone read before: it flickers
+                    m[1] = now + self.hold_ms
+                e[0], e[1], e[2] = obs, now, self.scans
+                e[3] += 1
+            m[0] = z
+        restless = ticks_diff(m[1], now) >= 0
+        best = None
+        for z in list(zs):
+            if z is None:
+                continue
+            e = zs[z]
+            if self._stale(e, now):
+                del zs[z]
+            elif e[3] >= 2:
+                # flickering: nearer the middle wins, the zone it left last loses
+                key = (restless and z != m[2], RANK.get(z, 0) if restless else 0, e[2])
+                if best is None or key > best[0]:
+                    best = (key, e[0])
+        if len(zs) == 1:
+            del self._zones[c]
+        return None if best is None else best[1]
+
+    def _stale(self, e, now):
+        return ticks_diff(now, e[1]) > self.hold_ms and self.scans - e[2] > HOLD_SCANS
 
     def update(self, now, seen, held=()):
         """Feed one scan; returns the committed changes as [(card, obs)] in deck order.
@@ -32,16 +134,17 @@ class Debouncer:
         ``seen`` maps card -> (zone, face, level, seen_by, conf); cards whose
         committed zone is in ``held`` (a faulty sensor) keep their state.
         """
+        self.scans += 1
         changes = []
-        cards = list(seen)
-        for c in self.state:
-            if c not in seen:
-                cards.append(c)
-        for c in self._pend:
-            if c not in seen and c not in self.state:
-                cards.append(c)
+        cards = set(seen)
+        for d in (self.state, self._pend, self._zones):
+            cards.update(d)
         for c in cards:
             obs = seen.get(c)
+            if obs is not None:
+                obs = self._reading(c, obs)
+            if self.hold_ms > 0:
+                obs = self._live(c, obs, now)
             new = GONE if obs is None else obs[:4]
             cur = self.state.get(c, GONE)
             if obs is None and cur[0] in held:
@@ -56,14 +159,25 @@ class Debouncer:
                 self._pend[c] = p
             p[1] += 1
             gone = new is GONE
+            ms = self.ms
+            zs = self._zones.get(c)
+            if zs is not None and zs[None][2] == new[0]:
+                ms += self.hold_ms  # back where it was before its last change: more evidence
             if p[1] >= (self.gone_scans if gone else self.min_scans) and ticks_diff(
                 now, p[2]
-            ) >= (self.gone_ms if gone else self.ms):
+            ) >= (self.gone_ms if gone else ms):
                 del self._pend[c]
                 if gone:
                     del self.state[c]
                 else:
                     self.state[c] = new
+                    if new[0] in HAND_ZONES:
+                        self.own[c] = True
+                    zs = self._zones.get(c)
+                    if zs is not None and cur[0] != new[0]:
+                        zs[None][2] = cur[0]
                 changes.append((c, obs))
+        if not self.state and self.own:
+            self.own = {}  # the cards were gathered: the next deal is another
         changes.sort(key=lambda ch: card_order(ch[0]))
         return changes

@@ -2,6 +2,13 @@
 
     micropython firmware/sim/main.py --seat N --scenario s.jsonl [--kind rfid|camera]
         [--scan-ms 20] [--debounce-ms 40] [--reader-id 1] [--serial SIM-N] [--stats]
+        [--noise profile.json --noise-seed 1]
+
+``--noise``: a JSON object of poll-level noise rates (the host's
+``tablesense.noise.Profile.poll_level()``; sim/noise.py) applied under the
+firmware: the world's tags, the camera and the wire. Cross-talk reads the
+neighbouring seats' lines of the same scenario file. ``--stats`` prints the
+scan count, the noise injected and the firmware's suppressions to stderr.
 
 Frames go to stdout and host frames are read from stdin: the launcher
 (host/tablesense/sim/firmware.py) makes both the master side of a pty, whose
@@ -10,6 +17,7 @@ the directory of the shared codec.py.
 """
 
 import asyncio
+import json
 import sys
 
 from camera import CameraScanner
@@ -20,8 +28,9 @@ from reader import Reader
 from zones import RfidScanner
 
 from sim.bus import SimSPI
+from sim.noise import Noise, NoisyOut
 from sim.rc522 import SimMFRC522
-from sim.world import WDT, SimADC, SimCamera, World, load
+from sim.world import WDT, SimADC, SimCamera, World, load, load_others
 
 ZONES = ("hand", "table", "trick")
 
@@ -29,7 +38,7 @@ ZONES = ("hand", "table", "trick")
 def args(argv):
     opts = {"--seat": "N", "--scenario": "", "--kind": "rfid", "--scan-ms": "20",
             "--debounce-ms": "40", "--reader-id": "", "--serial": "", "--settle-ms": "0",
-            "--autostart": "0"}
+            "--autostart": "0", "--noise": "", "--noise-seed": "1"}
     i = 1
     while i < len(argv):
         if argv[i] == "--stats":
@@ -48,7 +57,14 @@ def build(opts):
     events = load(opts["--scenario"], seat) if opts["--scenario"] else []
     spi = SimSPI()
     chips = {z: SimMFRC522(z) for z in ZONES}
-    world = World(seat, events, chips)
+    noise = None
+    others = []
+    if opts.get("--noise"):
+        with open(opts["--noise"]) as f:
+            noise = Noise(json.load(f), int(opts.get("--noise-seed") or 1))
+        if opts["--scenario"]:
+            others = load_others(opts["--scenario"], seat)
+    world = World(seat, events, chips, noise, others)
     if opts["--kind"] == "camera":
         scanner = CameraScanner(SimCamera(world))
     else:
@@ -56,32 +72,53 @@ def build(opts):
         scanner = RfidScanner(antennas, CardMap(), AdcLevel(SimADC(world)),
                               settle_ms=int(opts["--settle-ms"]))
     rid = int(opts["--reader-id"]) if opts["--reader-id"] else None
+    out = sys.stdout.buffer
+    if world.noise is not None and (world.noise.jitter_ms or world.noise.reorder):
+        out = NoisyOut(out, world.noise, None)
     reader = Reader(
-        scanner, sys.stdout.buffer, sys.stdin.buffer, seat=seat, reader_id=rid,
+        scanner, out, sys.stdin.buffer, seat=seat, reader_id=rid,
         scan_ms=int(opts["--scan-ms"]), debounce_ms=int(opts["--debounce-ms"]),
         serial=opts["--serial"] or "SIM-" + seat, wdt=WDT(2000),
         autostart=opts["--autostart"] == "1",
     )
+    world.clock = reader.now
+    world.polls = lambda: reader.scans
+    if isinstance(out, NoisyOut):
+        out.clock = reader.now
     return world, reader
 
 
-def hold_scans(reader):
+def hold_scans(reader, old=None, new=None):
     """Scans a card's state must stand before the world moves that card again.
 
-    The debouncer commits a state after 2 scans spanning debounce_ms and a
-    departure after 3 scans spanning twice that; a scenario spaces a card's
-    moves wider than that in time, but a machine under load can stall the VM
-    for longer. Counting the reader's own scans keeps every state observable
-    whatever the load: the world waits instead of racing ahead of the reader.
+    The debouncer commits a state after 2 scans spanning debounce_ms, once
+    its zone is live (a second read); a departure (gone) takes its hold time
+    (the last zone stays live through missed reads) and gone_ms. ``old`` and
+    ``new``: the card's scenario lines before and after its last move (None:
+    not placed; both None: the longest case).
+    A scenario spaces a card's moves wider than that in time, but a machine
+    under load can stall the VM for longer. Counting the reader's own scans
+    keeps every state observable whatever the load: the world waits instead
+    of racing ahead of the reader.
     """
     period = max(1, reader.scan_ms)
-    return (2 * reader.debounce_ms + period - 1) // period + 3
+    d = reader.debouncer
+    oz = old.get("zone", "gone") if old else "gone"
+    nz = new.get("zone", "gone") if new else "gone"
+    if nz == "gone" or (old is None and new is None):
+        ms = d.hold_ms + d.gone_ms
+    elif oz != "gone" and d.hold_ms > 0:
+        ms = d.ms + period  # the new zone is live at its second read
+    else:
+        ms = d.ms
+    return (ms + period - 1) // period + 3
 
 
 def step(world, reader, moved):
     """Apply the events due now; True when one waits for scans (``hold_scans``).
 
-    ``moved`` maps each card to ``reader.scans`` when its last event was applied.
+    ``moved`` maps each card to (``reader.scans`` when its last event was
+    applied, the scans that event's state needs to be reported).
     """
     now = reader.now()
     while world.next < len(world.events):
@@ -91,9 +128,10 @@ def step(world, reader, moved):
         card = e.get("card")
         if card is not None:
             card = card.upper()
-            if card in moved and reader.scans - moved[card] < hold_scans(reader):
+            m = moved.get(card)
+            if m is not None and reader.scans - m[0] < m[1]:
                 return True
-            moved[card] = reader.scans
+            moved[card] = (reader.scans, hold_scans(reader, world.cards.get(card), e))
         world.apply(e)
         world.next += 1
     return False
@@ -124,15 +162,28 @@ async def amain(opts):
     moved = {}
     step(world, reader, moved)  # what lies on the antennas at boot
     tasks = [asyncio.create_task(drive(world, reader, moved))]
+    if isinstance(reader.out, NoisyOut):
+        tasks.append(asyncio.create_task(wire(reader)))
     if "--stats" in opts:
-        tasks.append(asyncio.create_task(stats(reader)))
+        tasks.append(asyncio.create_task(stats(reader, world)))
     await reader.run()
 
 
-async def stats(reader):
+async def wire(reader):
+    """Frames held by the noisy wire go out when due."""
+    while True:
+        left = reader.out.due(reader.now())
+        await asyncio.sleep_ms(max(1, min(left if left is not None else 20, 20)))
+
+
+async def stats(reader, world=None):
     while True:
         await asyncio.sleep_ms(1000)
-        sys.stderr.write(f"scans={reader.scans} seq={reader.seq}\n")
+        extra = ""
+        if world is not None and world.noise is not None:
+            extra = f" noise={json.dumps(world.noise.counts)}"
+        extra += f" suppressed={json.dumps(reader.debouncer.suppressed)}"
+        sys.stderr.write(f"scans={reader.scans} seq={reader.seq}{extra}\n")
 
 
 def main():

@@ -6,17 +6,30 @@ TxLastBits/RxAlign bit framing, bitwise collisions (CollErr, CollReg CollPos
 counted from bit 0 of the first received byte), a timer IRQ when no tag
 answers. A dead chip (``alive = False``) reads all registers as 0x00, as a
 module with MISO floating low does.
+
+Signal: each tag in the field has a signal in dB (``SIGNAL_ON`` for a tag
+placed on the antenna); the receiver decodes a tag's answer only when its
+signal plus the receiver gain (RFCfgReg RxGain, reset 33 dB) reaches
+``RX_THRESHOLD``. A quieter tag still hears and obeys the commands; its
+answer just is not heard (nor does it collide). With a ``hook`` (the
+world's noise), the tags in the field are asked afresh each time the field
+goes on: one poll.
 """
 
 from mfrc522 import crc_a
 
-_REGS_RESET = {0x01: 0x20, 0x0A: 0x00, 0x14: 0x80, 0x37: 0x92}
+from sim.noise import RX_THRESHOLD, SIGNAL_ON
+
+_REGS_RESET = {0x01: 0x20, 0x0A: 0x00, 0x14: 0x80, 0x26: 0x48, 0x37: 0x92}
+RX_GAIN_DB = (18, 23, 18, 23, 33, 38, 43, 48)  # RFCfgReg bits 6..4
 
 
 class SimMFRC522:
     def __init__(self, name=""):
         self.name = name
         self.tags = []  # NTAG213 in this antenna's field
+        self.hook = None  # chip -> [(tag, signal)] answering this poll (noise), or None
+        self.live = None  # that list for the current poll (None: self.tags, all SIGNAL_ON)
         self.alive = True
         self.frames = 0  # transceives since power up (for timing budgets)
         self.tx_bytes = 0
@@ -77,7 +90,7 @@ class SimMFRC522:
         if reg == 0x01:
             if v & 0x0F == 0x0F:
                 self._reset()
-                for t in self.tags:
+                for t, _ in self._field():
                     t.power_up()
                 return
             self.regs[1] = v & 0x3F
@@ -100,12 +113,25 @@ class SimMFRC522:
             was = self.field_on()
             self.regs[0x14] = v
             if self.field_on() and not was:
-                for t in self.tags:
+                if self.hook is not None:
+                    self.live = self.hook(self)
+                for t, _ in self._field():
                     t.power_up()
         else:
             self.regs[reg] = v
 
     # -- RF side -------------------------------------------------------------
+    def _field(self):
+        """[(tag, signal dB)] in the field this poll."""
+        if self.live is not None:
+            return self.live
+        return [(t, SIGNAL_ON) for t in self.tags]
+
+    def _heard(self):
+        """The tags whose answers the receiver decodes at its current gain."""
+        gain = RX_GAIN_DB[(self.regs[0x26] >> 4) & 7]
+        return [t for t, s in self._field() if s + gain >= RX_THRESHOLD]
+
     def _transceive(self, tx_bits):
         data = bytes(self.fifo)
         self.fifo = bytearray()
@@ -126,44 +152,46 @@ class SimMFRC522:
 
     def _answer(self, data, tx_bits):
         cmd = data[0]
+        tags = [t for t, _ in self._field()]
+        heard = self._heard()
         if tx_bits == 7 and len(data) == 1 and cmd in (0x26, 0x52):
-            ans = [t.on_short(cmd) for t in self.tags]
-            return b"\x44\x00" if True in ans else None
+            ans = [t for t in tags if t.on_short(cmd)]
+            return b"\x44\x00" if any(t in heard for t in ans) else None
         if cmd in (0x93, 0x95) and len(data) >= 2:
             lvl = 0 if cmd == 0x93 else 1
             if data[1] == 0x70:
                 if len(data) != 9 or crc_a(data, 7) != data[7:9]:
                     return None
                 sak = -1
-                for t in list(self.tags):
+                for t in tags:
                     s = t.select(lvl, data[2:7])
-                    if s >= 0:
+                    if s >= 0 and t in heard:
                         sak = s
                 if sak < 0:
                     return None
                 return bytes((sak,)) + crc_a(bytes((sak,)))
-            return self._anticoll(lvl, data, tx_bits)
+            return self._anticoll(lvl, data, tx_bits, heard)
         if len(data) < 3 or crc_a(data, len(data) - 2) != data[-2:]:
             return None
         if cmd == 0x50:
-            for t in self.tags:
+            for t in tags:
                 t.halt()
             return None
         if cmd == 0x30:
-            for t in self.tags:
+            for t in heard:
                 r = t.read(data[1])
                 if r is not None:
                     return r
         return None
 
-    def _anticoll(self, lvl, data, tx_bits):
+    def _anticoll(self, lvl, data, tx_bits, heard):
         nvb = data[1]
         known = ((nvb >> 4) - 2) * 8 + (nvb & 0x0F)
         if known < 0 or known >= 40:
             return None
         prefix = data[2:]
         cands = []
-        for t in self.tags:
+        for t in heard:
             if t.level() != lvl:
                 continue
             u = t.cl[lvl]

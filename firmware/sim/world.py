@@ -15,10 +15,17 @@ The world puts each card's NTAG213 on the antenna its zone is over (hand,
 detached and floor: the hand antenna; table; trick), holds the seat's level
 sensor ``below`` while any card of the seat is on the floor, and answers the
 simulated camera with the cards' true zone, face, level, seen_by and conf.
+
+With a ``noise`` (sim/noise.py) the truth reaches the sensors through it,
+poll by poll: each chip asks ``rfid_poll`` at field on which tags answer
+this poll, with what signal, and ``camera_view`` what the camera
+recognises. Cross-talk needs the neighbouring seats' cards: ``others`` are
+their scenario lines (``load_others``), followed by time.
 """
 
 import json
 
+from sim.noise import NEAR_ZONES, SIGNAL_ON, neighbours
 from sim.tags import NTAG213, card_uid
 
 ANTENNA_OF_ZONE = {"hand": "hand", "detached": "hand", "floor": "hand", "table": "table",
@@ -40,8 +47,17 @@ def load(path, seat):
     return events
 
 
+def load_others(path, seat):
+    """The scenario's card lines of the seats next to ``seat`` (for cross-talk)."""
+    out = []
+    for s in neighbours(seat):
+        out.extend(e for e in load(path, s) if e.get("seat") == s and "card" in e)
+    out.sort(key=lambda e: e.get("t", 0))
+    return out
+
+
 class World:
-    def __init__(self, seat, events, chips=None):
+    def __init__(self, seat, events, chips=None, noise=None, others=None, clock=None):
         self.seat = seat
         self.events = events
         self.next = 0
@@ -50,6 +66,17 @@ class World:
         self.tags = {}  # card -> NTAG213
         self.level_fault = False
         self.camera_fault = False
+        self.noise = noise if noise is not None and noise.active() else None
+        self.others = others or []  # neighbours' card lines, by time
+        self._onext = 0
+        self.near = {}  # neighbours' cards in their table/trick zones -> event
+        self.clock = clock  # ms, the reader's clock (the scenario's time base)
+        self.polls = None  # () -> poll number (the reader's scans); else the clock
+        self._plan_id = None
+        self._plan = {}
+        if self.noise is not None:
+            for chip in self.chips.values():
+                chip.hook = self.rfid_poll
 
     def due(self):
         """ms of the next event, or None when the scenario is over."""
@@ -59,6 +86,47 @@ class World:
         while self.next < len(self.events) and self.events[self.next].get("t", 0) <= now:
             self.apply(self.events[self.next])
             self.next += 1
+
+    def now(self):
+        return self.clock() if self.clock is not None else 0
+
+    def _follow_others(self, now):
+        while self._onext < len(self.others) and self.others[self._onext].get("t", 0) <= now:
+            e = self.others[self._onext]
+            self._onext += 1
+            card = e["card"].upper()
+            if e.get("zone") in NEAR_ZONES:
+                self.near[card] = e
+            else:
+                self.near.pop(card, None)
+
+    def _tag(self, card):
+        tag = self.tags.get(card)
+        if tag is None:
+            tag = self.tags[card] = NTAG213(card_uid(card), card)
+        return tag
+
+    def rfid_poll(self, chip):
+        """[(tag, signal dB)] answering on ``chip`` this poll (its field just went on)."""
+        pid = self.polls() if self.polls is not None else self.now()
+        if pid != self._plan_id:
+            self._plan_id = pid
+            self._plan = self._rfid_plan(self.now())
+        return self._plan.get(chip.name, [])
+
+    def _rfid_plan(self, now):
+        n = self.noise
+        self._follow_others(now)
+        plan = {}
+        for card, e in self.cards.items():
+            ev, sig = n.sensed(card, e, now)
+            ant = ANTENNA_OF_ZONE.get(ev.get("zone", "")) if ev is not None else None
+            if ant is not None:
+                plan.setdefault(ant, []).append((self._tag(card), sig))
+        for card, e, sig in n.crosstalk(now, self.near):
+            if card not in self.cards:
+                plan.setdefault(e.get("zone"), []).append((self._tag(card), sig))
+        return plan
 
     def apply(self, e):
         fault = e.get("fault")
@@ -76,11 +144,12 @@ class World:
             return
         card = e["card"].upper()
         zone = e.get("zone", "gone")
-        tag = self.tags.get(card)
-        if tag is None:
-            tag = self.tags[card] = NTAG213(card_uid(card), card)
+        tag = self._tag(card)
         for chip in self.chips.values():
             chip.remove(tag)
+        old = self.cards.get(card)
+        if self.noise is not None:
+            self.noise.moved(card, old, None if zone == "gone" else e, self.now(), self.cards)
         if zone == "gone":
             self.cards.pop(card, None)
             return
@@ -95,11 +164,30 @@ class World:
     def camera_view(self):
         if self.camera_fault:
             raise OSError(5)
+        n = self.noise
+        if n is None:
+            return [_detection(card, e, e.get("conf")) for card, e in self.cards.items()]
+        now = self.now()
+        self._follow_others(now)
         out = []
         for card, e in self.cards.items():
-            out.append((card, e.get("zone"), e.get("face", "unknown"), e.get("level", "unknown"),
-                        e.get("seen_by"), e.get("conf")))
+            ev, _ = n.sensed(card, e, now)
+            if ev is None:
+                continue
+            wrong = n.misread_as(card)
+            if wrong is not None:
+                out.append(_detection(wrong[0], ev, wrong[1]))
+                continue
+            out.append(_detection(card, ev, ev.get("conf")))
+        for card, e, sig in n.crosstalk(now, self.near):
+            if card not in self.cards:  # a neighbour's card at the edge of the picture
+                out.append(_detection(card, e, None if sig > SIGNAL_ON - 5 else n.low_conf()))
         return out
+
+
+def _detection(card, e, conf):
+    return (card, e.get("zone"), e.get("face", "unknown"), e.get("level", "unknown"),
+            e.get("seen_by"), conf)
 
 
 class SimADC:

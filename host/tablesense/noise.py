@@ -13,6 +13,32 @@ in the other order (``reorder``). ``clean``, ``club`` and ``hostile`` ship in
 stream a daemon would journal: the simulated readers and the noise benchmark
 use it. Everything is driven by the ``random.Random`` passed in, so a seed
 gives the same noise every time.
+
+The same profile also drives the simulated readers *below* their firmware
+(poll level: firmware/sim/noise.py for the reader firmware in the VM,
+:class:`PollNoise` for the Python camera reader of the demo). There the rates
+are raw, per poll of the sensor, and the readers' own debouncing and
+cross-talk rejection must absorb them:
+
+- ``missed_read``: per poll and card, the tag (or face) does not answer;
+- ``crosstalk``: per ``poll_ms`` and card lying in a neighbouring seat's
+  ``table`` or ``trick`` zone, a cross-talk episode starts: the card also
+  answers on this seat's antenna of that zone, weaker, for ``crosstalk_ms``
+  (0: one poll); ``crosstalk_strong`` of the episodes are as strong as a card
+  lying on the antenna (a card right across the boundary);
+- ``flicker``: per move of a card between two zones of one seat, the chance
+  it rests on the boundary for ``flicker_ms`` (0: one poll), answering on one
+  or the other zone's antenna, at random each poll;
+- ``sort_dropout``: per hand card, each time its seat plays a card, the chance
+  it is not sensed at all for 0.5 to 1.5 times ``sort_dropout_ms``;
+- ``misread`` (camera readers): per poll and card, it is recognised as
+  another card, with ``conf`` uniform in ``misread_conf`` +/-
+  ``misread_conf_spread`` (so some misreads clear the camera's threshold);
+- ``jitter_ms``: each frame reaches the host 0..``jitter_ms`` late (a
+  reader's frames stay in order);
+- ``reorder``: per frame, the chance it is lost on the wire (bad CRC): the
+  host's link asks for a RESEND and the frame arrives after newer frames of
+  the other readers.
 """
 
 from __future__ import annotations
@@ -50,6 +76,16 @@ class Profile:
     misread_conf: float = 0.4
     jitter_ms: int = 0
     reorder: float = 0.0
+    # poll level only (the simulated readers; see the module docstring)
+    flicker_ms: int = 0
+    crosstalk_ms: int = 0
+    crosstalk_strong: float = 0.0
+    misread_conf_spread: float = 0.0
+
+    def poll_level(self) -> dict[str, Any]:
+        """The numbers the simulated readers need, as JSON-able values."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in ("name", "description")}
 
 
 def load_profile(name_or_path: str) -> Profile:
@@ -160,3 +196,123 @@ def _obs(seat: str, card: str, zone: str, t: int, face: str = "unknown") -> Even
         ev["face"] = face
         ev["level"] = "at"
     return ev
+
+
+# -- poll level: under a simulated reader's debouncing ---------------------------------
+
+POLL_NEAR_ZONES = ("table", "trick")  # zones whose sensors lie near a neighbouring seat's
+SIGNAL_ON, SIGNAL_EDGE, SIGNAL_XTALK, SIGNAL_XTALK_STRONG = 30, 27, 20, 28
+
+
+def poll_neighbours(seat: str) -> tuple[str, str]:
+    """The seats whose table and trick zones lie next to ``seat``'s (left, right)."""
+    return lho(seat), lho(lho(lho(seat)))
+
+
+class PollNoise:
+    """The profile at the poll level, for the Python camera reader (demo/pysim.py).
+
+    The same model as the reader firmware's simulated hardware
+    (firmware/sim/noise.py; see there, and this module's docstring, for what
+    each rate means): decisions per poll from ``rng``. A camera sees a
+    neighbour's card at the edge of its picture (cross-talk) at a low
+    ``conf``, or at full confidence for a "strong" episode.
+    """
+
+    def __init__(self, profile: Profile, rng: random.Random) -> None:
+        self.p = profile
+        self.rng = rng
+        self.flick: dict[str, list[Any]] = {}  # card -> [event it moved from, until, polls]
+        self.drop: dict[str, tuple[int, int]] = {}  # card -> (from, until)
+        self.xt: dict[str, list[Any]] = {}  # neighbour card -> [until, signal, polls]
+        self._last: int | None = None
+        self.counts = {"missed": 0, "flicker": 0, "dropout": 0, "crosstalk": 0, "misread": 0,
+                       "lost": 0}
+
+    def active(self) -> bool:
+        p = self.p
+        return any((p.missed_read, p.crosstalk, p.flicker, p.sort_dropout, p.misread,
+                    p.jitter_ms, p.reorder))
+
+    def chance(self, rate: float) -> bool:
+        return rate > 0 and self.rng.random() < rate
+
+    def moved(self, card: str, old: Event | None, new: Event | None, now: int,
+              cards: dict[str, Event]) -> None:
+        """An own card moved from ``old`` to ``new`` (None: not sensed)."""
+        p = self.p
+        self.flick.pop(card, None)
+        oz = old.get("zone") if old else None
+        nz = new.get("zone") if new else None
+        if oz and nz and oz != nz and "gone" not in (oz, nz) and self.chance(p.flicker):
+            self.flick[card] = [old, now + p.flicker_ms, 1]
+            self.counts["flicker"] += 1
+        if nz == "trick" and p.sort_dropout > 0:
+            for c, e in cards.items():
+                if c != card and e.get("zone") in ("hand", "detached") and self.chance(
+                        p.sort_dropout):
+                    start = now + int(200 * self.rng.random())
+                    length = int(p.sort_dropout_ms * (0.5 + self.rng.random()))
+                    self.drop[c] = (start, start + length)
+                    self.counts["dropout"] += 1
+
+    def sensed(self, card: str, e: Event, now: int) -> Event | None:
+        """What ``card`` shows this poll: ``e``, the event it flickers from, or None."""
+        d = self.drop.get(card)
+        if d is not None:
+            if now >= d[1]:
+                del self.drop[card]
+            elif now >= d[0]:
+                return None
+        f = self.flick.get(card)
+        if f is not None:
+            if now >= f[1] and f[2] <= 0:
+                del self.flick[card]
+            else:
+                f[2] -= 1
+                if self.rng.random() < 0.5:
+                    e = f[0]
+        if self.chance(self.p.missed_read):
+            self.counts["missed"] += 1
+            return None
+        return e
+
+    def crosstalk(self, now: int, near: dict[str, Event]) -> list[tuple[str, Event, int]]:
+        """Neighbours' cards (``near``: card -> event, table/trick only) sensed here this poll."""
+        p = self.p
+        dt = p.poll_ms if self._last is None else max(1, now - self._last)
+        self._last = now
+        out: list[tuple[str, Event, int]] = []
+        if p.crosstalk <= 0:
+            return out
+        start = min(1.0, p.crosstalk * dt / max(1, p.poll_ms))
+        for card in [c for c in self.xt if c not in near]:
+            del self.xt[card]
+        for card, e in near.items():
+            x = self.xt.get(card)
+            if x is not None and now >= x[0] and x[2] <= 0:
+                del self.xt[card]
+                x = None
+            if x is None:
+                if not self.chance(start):
+                    continue
+                strong = self.chance(p.crosstalk_strong)
+                x = self.xt[card] = [now + p.crosstalk_ms,
+                                     SIGNAL_XTALK_STRONG if strong else SIGNAL_XTALK, 1]
+                self.counts["crosstalk"] += 1
+            x[2] -= 1
+            if not self.chance(p.missed_read):
+                out.append((card, e, x[1]))
+        return out
+
+    def misread_as(self, card: str) -> tuple[str, float] | None:
+        """Another card and a low conf when ``card`` is misrecognised this poll."""
+        if not self.chance(self.p.misread):
+            return None
+        self.counts["misread"] += 1
+        return self.rng.choice([c for c in ALL_CARDS if c != card]), self.low_conf()
+
+    def low_conf(self) -> float:
+        p = self.p
+        c = p.misread_conf + p.misread_conf_spread * (2 * self.rng.random() - 1)
+        return min(0.99, max(0.01, c))

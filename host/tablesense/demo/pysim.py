@@ -11,8 +11,18 @@ engine see exactly what they would see from a reader board:
   for its id arrives; the CONFIG is answered with ``ACK``, and only then
   does it report;
 * ``HEARTBEAT`` every second; ``OBSERVE`` for each change of a card's
-  (zone, face, level, seen_by) at the next scan after the scenario says so;
+  (zone, face, level, seen_by), debounced as the firmware debounces
+  (:mod:`tablesense.demo.debounce`, a port of firmware/debounce.py; the
+  camera's 0.6 confidence floor as firmware/camera.py);
 * the last 64 OBSERVE frames kept for ``RESEND``; a host ``ACK`` frees them.
+
+With a noise ``profile`` (tablesense.noise) the camera sees the scenario
+through :class:`tablesense.noise.PollNoise`, poll by poll (missed reads,
+boundary flicker, hands being sorted, misrecognised cards, the neighbours'
+cards at the edge of the picture), and the wire delays frames (``jitter_ms``)
+and corrupts some (``reorder``: the host asks for them again, so they arrive
+after newer frames). :class:`PySimCore` is that reader's logic on a virtual
+clock, without the pty: the readers benchmark runs boards through it.
 
 The scenario is the one the VM reads (firmware/sim/world.py): JSON lines
 ``{"t": ms, "seat": .., "card": .., "zone": .., "face": .., "level": ..,
@@ -25,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import select
 import threading
 import time
@@ -33,24 +44,130 @@ from collections import OrderedDict
 from typing import Any
 
 from tablesense import codec
+from tablesense.demo.debounce import Debouncer
+from tablesense.noise import POLL_NEAR_ZONES, PollNoise, Profile, poll_neighbours
 
 SEATS = ("N", "E", "S", "W")
 CAPABILITIES = ["face", "level", "seen_by", "conf", "floor", "detached", "resend"]
 SCAN_MS = 20
+DEBOUNCE_MS = 40  # the sim firmware's default (firmware/sim/main.py)
+MIN_CONF = 0.6  # firmware/camera.py
 HEARTBEAT_MS = 1000
 RING = 64
+
+
+class PySimCore:
+    """One camera reader's logic on a given clock: scenario -> sensing -> debounce -> OBSERVE.
+
+    ``scenario`` may hold every seat's lines: this seat's are its truth, its
+    neighbours' (table and trick zones) are what cross-talk can show it.
+    ``scan(now)`` senses once and returns the OBSERVE fields to send.
+    """
+
+    def __init__(self, seat: str, scenario: list[dict[str, Any]],
+                 profile: Profile | None = None, seed: int = 1,
+                 debounce_ms: int = DEBOUNCE_MS) -> None:
+        self.seat = seat
+        self.events = sorted((e for e in scenario if e.get("seat", seat) == seat),
+                             key=lambda e: int(e.get("t", 0)))
+        near = poll_neighbours(seat)
+        self.others = sorted((e for e in scenario if e.get("seat") in near and "card" in e),
+                             key=lambda e: int(e.get("t", 0)))
+        self.noise: PollNoise | None = None
+        if profile is not None:
+            n = PollNoise(profile, random.Random(seed))
+            self.noise = n if n.active() else None
+        self.debouncer = Debouncer(debounce_ms)
+        self.truth: dict[str, dict[str, Any]] = {}
+        self.near: dict[str, dict[str, Any]] = {}
+        self._next = 0
+        self._onext = 0
+        self.reads = 0
+
+    def advance(self, now: int) -> None:
+        """The scenario's lines up to ``now`` become the truth."""
+        while self._next < len(self.events) and int(self.events[self._next].get("t", 0)) <= now:
+            e = self.events[self._next]
+            self._next += 1
+            card = str(e["card"]).upper()
+            old = self.truth.get(card)
+            gone = e.get("zone", "gone") == "gone"
+            if self.noise is not None:
+                self.noise.moved(card, old, None if gone else e, now, self.truth)
+            if gone:
+                self.truth.pop(card, None)
+            else:
+                self.truth[card] = e
+        while self._onext < len(self.others) and int(self.others[self._onext].get("t", 0)) <= now:
+            e = self.others[self._onext]
+            self._onext += 1
+            card = str(e["card"]).upper()
+            if e.get("zone") in POLL_NEAR_ZONES:
+                self.near[card] = e
+            else:
+                self.near.pop(card, None)
+
+    def detections(self, now: int) -> list[tuple[str, dict[str, Any], float | None]]:
+        """What the camera recognises this poll: (card, event shown, conf)."""
+        n = self.noise
+        if n is None:
+            return [(c, e, e.get("conf")) for c, e in self.truth.items()]
+        out: list[tuple[str, dict[str, Any], float | None]] = []
+        for card, e in self.truth.items():
+            ev = n.sensed(card, e, now)
+            if ev is None:
+                continue
+            wrong = n.misread_as(card)
+            if wrong is not None:
+                out.append((wrong[0], ev, wrong[1]))
+            else:
+                out.append((card, ev, ev.get("conf")))
+        for card, e, sig in n.crosstalk(now, self.near):
+            if card not in self.truth:
+                out.append((card, e, None if sig > 25 else n.low_conf()))
+        return out
+
+    def scan(self, now: int) -> list[dict[str, Any]]:
+        """One scan at ``now``: the OBSERVE fields of the changes it commits."""
+        self.advance(now)
+        seen: dict[str, tuple[Any, ...]] = {}
+        for card, e, conf in self.detections(now):
+            c = 1.0 if conf is None else conf
+            if c < MIN_CONF:
+                continue
+            old = seen.get(card)
+            if old is not None and (1.0 if old[4] is None else old[4]) >= c:
+                continue
+            sb = e.get("seen_by")
+            seen[card] = (e.get("zone"), e.get("face", "unknown"), e.get("level", "unknown"),
+                          None if sb is None else tuple(s for s in SEATS if s in sb), conf)
+            self.reads += 1
+        out: list[dict[str, Any]] = []
+        for card, obs in self.debouncer.update(now, seen):
+            f: dict[str, Any] = {"seat": self.seat, "card": card, "t": now & 0xFFFFFFFF}
+            if obs is None:
+                f.update(zone="gone", face="unknown", level="unknown")
+            else:
+                f.update(zone=obs[0], face=obs[1], level=obs[2])
+                if obs[3] is not None:
+                    f["seen_by"] = [s for s in obs[3] if s != self.seat]
+                if obs[4] is not None and obs[4] < 1:
+                    f["conf"] = obs[4]
+            out.append(f)
+        return out
 
 
 class PySimReader:
     """One simulated reader behind a pty; ``port`` is what the host opens."""
 
     def __init__(self, seat: str, scenario: list[dict[str, Any]], *, zero: float | None = None,
-                 serial: str | None = None, reader_id: int | None = None) -> None:
+                 serial: str | None = None, reader_id: int | None = None,
+                 profile: Profile | None = None, seed: int = 1) -> None:
         if seat not in SEATS:
             raise ValueError(f"seat {seat!r}: expected one of N E S W")
         self.seat = seat
-        self.events = sorted((e for e in scenario if e.get("seat", seat) == seat),
-                             key=lambda e: int(e.get("t", 0)))
+        self.core = PySimCore(seat, scenario, profile, seed)
+        self.events = self.core.events
         self.zero = time.monotonic() if zero is None else zero
         self.serial = serial or f"PYSIM-{seat}"
         self.reader_id = SEATS.index(seat) + 1 if reader_id is None else reader_id
@@ -59,9 +176,11 @@ class PySimReader:
         self.frames_sent = 0
         self.resent = 0
         self._ring: OrderedDict[int, bytes] = OrderedDict()
-        self._truth: dict[str, tuple[Any, ...]] = {}
-        self._reported: dict[str, tuple[Any, ...]] = {}
-        self._next = 0
+        self._wire: list[tuple[int, bytes]] = []  # (due ms, frame): the noisy wire's queue
+        self._wire_rng = random.Random(f"{seed}/wire/{seat}")
+        self._jitter = profile.jitter_ms if profile is not None else 0
+        self._lose = profile.reorder if profile is not None else 0.0
+        self.lost = 0
         self._decoder = codec.Decoder()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -99,45 +218,17 @@ class PySimReader:
                                          "capabilities": CAPABILITIES, "serial": self.serial})
                 next_hello = mono + HEARTBEAT_MS / 1000
             if mono >= next_beat:
-                self._send(codec.HEARTBEAT, {"uptime": self.now(), "reads": self.frames_sent,
+                self._send(codec.HEARTBEAT, {"uptime": self.now(), "reads": self.core.reads,
                                              "errors": 0, "dropped": 0})
                 next_beat = mono + HEARTBEAT_MS / 1000
-            self._advance(self.now())
+            now = self.now()
             if self.configured:
-                self._scan()
+                for fields in self.core.scan(now):
+                    self._send(codec.OBSERVE, fields)
+            else:
+                self.core.advance(now)
+            self._flush_wire(self.now())
             self._receive(SCAN_MS / 1000)
-
-    def _advance(self, now: int) -> None:
-        while self._next < len(self.events) and int(self.events[self._next].get("t", 0)) <= now:
-            e = self.events[self._next]
-            self._next += 1
-            card = str(e["card"]).upper()
-            if e.get("zone", "gone") == "gone":
-                self._truth.pop(card, None)
-            else:
-                seen = e.get("seen_by")
-                others = None if seen is None else tuple(
-                    s for s in SEATS if s in seen and s != self.seat)
-                self._truth[card] = (e["zone"], e.get("face", "unknown"),
-                                     e.get("level", "unknown"), others, e.get("conf"))
-
-    def _scan(self) -> None:
-        changed = [c for c in set(self._truth) | set(self._reported)
-                   if self._truth.get(c) != self._reported.get(c)]
-        for card in sorted(changed, key=codec.card_index):
-            obs = self._truth.get(card)
-            fields: dict[str, Any] = {"seat": self.seat, "card": card, "t": self.now()}
-            if obs is None:
-                fields.update(zone="gone", face="unknown", level="unknown")
-                self._reported.pop(card, None)
-            else:
-                fields.update(zone=obs[0], face=obs[1], level=obs[2])
-                if obs[3] is not None:
-                    fields["seen_by"] = list(obs[3])
-                if obs[4] is not None and obs[4] < 1:
-                    fields["conf"] = obs[4]
-                self._reported[card] = obs
-            self._send(codec.OBSERVE, fields)
 
     def _send(self, mtype: int, fields: dict[str, Any]) -> None:
         with self._lock:
@@ -148,7 +239,24 @@ class PySimReader:
                     self._ring.popitem(last=False)
             self.seq = codec.seq_next(self.seq)
             self.frames_sent += 1
-            self._write(frame)
+            if self._lose and self._wire_rng.random() < self._lose:
+                b = bytearray(frame)  # a bit flipped on the wire: the host's CRC drops it
+                i = len(b) // 2
+                b[i] = b[i] ^ 0x01 if b[i] != 0x01 else 0x02
+                frame = bytes(b)
+                self.lost += 1
+            if not self._jitter:
+                self._write(frame)
+                return
+            due = self.now() + self._wire_rng.randrange(self._jitter + 1)
+            if self._wire and due < self._wire[-1][0]:
+                due = self._wire[-1][0]  # a reader's frames stay in order
+            self._wire.append((due, frame))
+
+    def _flush_wire(self, now: int) -> None:
+        with self._lock:
+            while self._wire and self._wire[0][0] <= now:
+                self._write(self._wire.pop(0)[1])
 
     def _write(self, data: bytes) -> None:
         if self.master < 0:
