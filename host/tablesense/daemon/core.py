@@ -108,6 +108,10 @@ class Daemon:
         for t in self.tables.values():
             t.replay()
             t.tick(int(time.time() * 1000))
+        for link in self.links:  # after a crash: ask the readers for what they sent meanwhile
+            last = self.tables[link.table].last_reader_seqs().get(link.seat)
+            if last is not None:
+                link.resume_after(last)
         self.publisher.start()
         for t in self.tables.values():
             self._publish_state(t)
@@ -232,10 +236,10 @@ class Daemon:
             if f.fields.get("seat") != m.seat:
                 log.warning("event=seat-mismatch table=%s seat=%s frame_seat=%s",
                             m.table, m.seat, f.fields.get("seat"))
-            table.reader_event(m.seat, obj, m.t)
+            table.reader_event(m.seat, obj, m.t, seq=f.seq)
         elif f.mtype == codec.CALL:
             table.reader_event(m.seat, {"type": "call", "seat": f.fields["seat"],
-                                        "call": f.fields["call"]}, m.t)
+                                        "call": f.fields["call"]}, m.t, seq=f.seq)
         elif f.mtype == codec.FAULT:
             name = codec.FAULT_NAMES.get(f.fields.get("code", 0), "other")
             log.warning("event=reader-fault table=%s seat=%s fault=%s fields=%s",

@@ -209,6 +209,7 @@ class ReaderLink:
         self.window = ReplayWindow()  # the reader's stamps; survives reopening the port
         self._tx_stamp = 0
         self._spoof_alerted: int | None = None
+        self._resume: int | None = None  # seq expected after a daemon restart
         self.seq = Sequencer(self.s.resend_timeout_ms)
         self._tx_seq = 0
         self._reader_id = "NESW".index(seat) + 1  # until the reader tells its own
@@ -239,6 +240,17 @@ class ReaderLink:
         return {"state": self.state if self.state != "starting" else "offline",
                 "table": self.table, "seat": self.seat, "port": self.url,
                 "since": self._since, **self.identity, "counters": self.all_counters()}
+
+    def resume_after(self, seq: int) -> None:
+        """The journal's last frame from this reader had ``seq`` (the daemon restarted).
+
+        If the reader's first frame now is a little ahead of it, the frames in
+        between (sent while the daemon was down, or flushed when the port was
+        reopened) are a gap like any other: RESEND asks for them. A HELLO, or
+        a frame that is not a little ahead (the reader rebooted meanwhile),
+        starts afresh as before.
+        """
+        self._resume = codec.seq_next(seq)
 
     def all_counters(self) -> dict[str, int]:
         """frames, bad_crc, resyncs, gaps, resends, duplicates, lost, bytes, ..."""
@@ -402,6 +414,13 @@ class ReaderLink:
               and frame.fields.get("ack_seq") == self._config_seq):
             self._config_seq = None
             log.info("event=configured table=%s seat=%s", self.table, self.seat)
+        if self._resume is not None:
+            if frame.mtype != codec.HELLO and self.seq.expected is None:
+                d = codec.seq_delta(frame.seq, self._resume)
+                if 0 <= d <= self.seq.window:
+                    self.seq.expected = self._resume
+                    self.counters["resumed"] = self.counters.get("resumed", 0) + 1
+            self._resume = None
         for f, rt in self.seq.accept(frame, t):
             self._deliver(f, rt)
 

@@ -79,9 +79,45 @@ class TableRuntime:
                  self.name, replayed, recovered)
         return replayed
 
+    def last_reader_seqs(self, tail_bytes: int = 256 * 1024) -> dict[str, int]:
+        """Per reader seat, the seq of the last frame journaled (from the journal's tail).
+
+        Only the tail is read: a reader whose last frame lies further back has
+        long since had its kept frames acknowledged, so there is nothing to ask
+        it for again.
+        """
+        path = self.journal.path
+        try:
+            with open(path, "rb") as f:
+                f.seek(0, 2)
+                size = f.tell()
+                f.seek(max(0, size - tail_bytes))
+                data = f.read()
+        except OSError:
+            return {}
+        out: dict[str, int] = {}
+        for raw in data.splitlines():
+            if b'"seq"' not in raw:
+                continue
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                continue
+            seq, seat = obj.get("seq"), obj.get("reader")
+            if isinstance(seat, str) and isinstance(seq, int) and 0 <= seq <= 0xFFFF:
+                out[seat] = seq
+        return out
+
     # -- input -----------------------------------------------------------------
-    def reader_event(self, seat: str, obj: dict[str, Any], t: int) -> list[Ruling]:
-        """An OBSERVE or CALL from a reader, as a journal object without ``t``."""
+    def reader_event(self, seat: str, obj: dict[str, Any], t: int,
+                     seq: int | None = None) -> list[Ruling]:
+        """An OBSERVE or CALL from a reader, as a journal object without ``t``.
+
+        ``seq`` (the frame's sequence number) is journaled with the seat of the
+        reader that sent it (``"seq"``, ``"reader"``): after a crash the link
+        resumes from it and asks the reader again for what it sent meanwhile
+        (:meth:`last_reader_seqs`).
+        """
         obj = {"v": 1, "t": self.journal.stamp(t), **obj}
         try:
             event = parse_event(obj)
@@ -90,7 +126,8 @@ class TableRuntime:
             log.warning("event=reader-event-invalid table=%s seat=%s error=%r",
                         self.name, seat, str(exc))
             return []
-        return self._apply(event) or []
+        extra = {"seq": seq, "reader": seat} if seq is not None else None
+        return self._apply(event, extra=extra) or []
 
     def command(self, payload: bytes, trusted: bool = False,
                 by: str | None = None) -> dict[str, Any]:
@@ -143,9 +180,14 @@ class TableRuntime:
     # -- the steps ---------------------------------------------------------------
     _last_error = ""
 
-    def _apply(self, event: Event, by: str | None = None) -> list[Ruling] | None:
+    def _apply(self, event: Event, by: str | None = None,
+               extra: dict[str, Any] | None = None) -> list[Ruling] | None:
         line = event.to_json()
-        self.journal.append({**line, "by": by} if by is not None else line)
+        if extra:
+            line.update(extra)
+        if by is not None:
+            line["by"] = by
+        self.journal.append(line)
         self.counters["events"] += 1
         try:
             rulings = self.engine.apply(event)
