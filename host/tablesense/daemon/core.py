@@ -210,7 +210,7 @@ class Daemon:
                     made = t.counters["rulings"]
                     t.tick(t_ms)
                     if due:
-                        t.journal.maybe_sync()
+                        t.maybe_sync()
                     # a ruling made by time alone (a closed incident) changes the state too
                     if t.counters["rulings"] != made or (due and t.dirty):
                         self._publish_state(t)

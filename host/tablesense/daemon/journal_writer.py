@@ -105,6 +105,15 @@ class JournalWriter:
                     or (self.policy == "interval" and due)):
                 self._sync_locked(now)
 
+    def flush(self) -> None:
+        """Hand the OS what is still buffered (lines whose write failed, e.g. disk full).
+
+        A failed ``append`` leaves its line in the file object's buffer; it goes
+        out, in order, with the next write that succeeds, or with this call.
+        """
+        with self._lock:
+            self._f.flush()
+
     def maybe_sync(self) -> None:
         """Called from time to time: honour the interval for a quiet stream."""
         with self._lock:

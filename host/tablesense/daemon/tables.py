@@ -13,12 +13,25 @@ and need not be). The order of each step is the point:
 5. for each ruling of severity ``penalty``/``director``: make the journal
    durable, then store the alert in the outbox, keyed by its id. ``info``
    rulings are in the engine's record (and replay) but are not alerted.
+
+**A full disk** (or any write error) must not silence the table. If the
+journal cannot be written, the event is applied all the same and its alert
+goes out: the line stays in the file's buffer and reaches the disk, in
+order, as soon as there is room again, so the journal catches up and still
+replays to the same state. Meanwhile the daemon says so loudly: an ERROR log
+line per failure (``event=journal-write-failed``) and a ``journal-failed``
+alert (severity ``director``, at most one a minute, text naming the file and
+the error); ``event=journal-recovered`` when a write succeeds again. An alert
+the outbox cannot store (its disk full too) is kept in memory and stored at
+the next tick that succeeds.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import sqlite3
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +46,7 @@ from tablesense.journal import JournalError, read_journal
 log = logging.getLogger("tablesense.table")
 
 ALERT_SEVERITIES = ("penalty", "director")
+JOURNAL_ALERT_INTERVAL_MS = 60_000
 SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
 
 
@@ -54,6 +68,7 @@ class TableRuntime:
         self.kick = kick
         self.dirty = True
         self.counters = {"events": 0, "rejected": 0, "refused": 0, "rulings": 0, "alerts": 0}
+        self._unsaved: list[tuple[str, bytes]] = []  # alerts the outbox could not store yet
 
     # -- restart -------------------------------------------------------------
     def replay(self) -> int:
@@ -174,8 +189,19 @@ class TableRuntime:
 
     def tick(self, now: int) -> None:
         """Let time close incidents (cards played together, thrown hands)."""
+        if self._unsaved:
+            self._store_unsaved()
+        if self._journal_failing:
+            self._journal_write(None)
         if self.engine.board is not None and now > self.engine.now:
             self._alerts(self.engine.tick(now))
+
+    def maybe_sync(self) -> None:
+        """The journal's interval fsync (core thread, each state interval); never raises."""
+        try:
+            self.journal.maybe_sync()
+        except OSError as exc:
+            self._journal_failed(exc)
 
     # -- the steps ---------------------------------------------------------------
     _last_error = ""
@@ -187,7 +213,7 @@ class TableRuntime:
             line.update(extra)
         if by is not None:
             line["by"] = by
-        self.journal.append(line)
+        self._journal_write(line)
         self.counters["events"] += 1
         try:
             rulings = self.engine.apply(event)
@@ -209,15 +235,88 @@ class TableRuntime:
                 continue
             if replaying and self.outbox.known(r.id):
                 continue
-            self.journal.sync()
-            if self.outbox.enqueue(r.id, self.topics.alert(self.name), dumps(r.to_json())):
+            try:
+                self.journal.sync()
+            except OSError as exc:
+                self._journal_failed(exc)
+            if self._enqueue(r.id, dumps(r.to_json())):
                 new += 1
-                self.counters["alerts"] += 1
                 log.info("event=alert table=%s id=%s kind=%s severity=%s",
                          self.name, r.id, r.kind, r.severity)
         if new:
             self.kick()
         return new
+
+    # -- when the disk fails -----------------------------------------------------
+    _journal_failing = False
+    _journal_alerted: int | None = None
+
+    def _journal_write(self, line: dict[str, Any] | None) -> None:
+        """Append ``line`` (None: only retry what is buffered); never raise."""
+        try:
+            if line is not None:
+                self.journal.append(line)
+            elif self._journal_failing:
+                self.journal.flush()
+        except OSError as exc:
+            self._journal_failed(exc)
+            return
+        if self._journal_failing:
+            self._journal_failing = False
+            log.error("event=journal-recovered table=%s path=%s", self.name, self.journal.path)
+
+    def _journal_failed(self, exc: OSError) -> None:
+        self.counters["journal_errors"] = self.counters.get("journal_errors", 0) + 1
+        self._journal_failing = True
+        log.error("event=journal-write-failed table=%s path=%s error=%r (events are still "
+                  "applied and alerted; the journal catches up when it can be written)",
+                  self.name, self.journal.path, str(exc))
+        t = int(time.time() * 1000)
+        if self._journal_alerted is not None and t - self._journal_alerted < \
+                JOURNAL_ALERT_INTERVAL_MS:
+            return
+        self._journal_alerted = t
+        snap = self.engine.snapshot()
+        alert: dict[str, Any] = {
+            "v": 1, "id": f"{self.name}-journal-failed-{t}", "table": self.name,
+            "board": snap.get("board"), "code": snap.get("code"), "phase": snap.get("phase"),
+            "offender": None, "cards": [], "kind": "journal-failed", "options": [],
+            "citation": "", "severity": "director", "reason": exc.strerror or str(exc),
+            "text": f"The journal of table {self.name} cannot be written ({self.journal.path}: "
+                    f"{exc.strerror or exc}). Rulings go on, but a restart now would lose "
+                    f"them: free the disk.",
+            "t": t,
+        }
+        alert = {k: v for k, v in alert.items() if v is not None}
+        if self._enqueue(alert["id"], dumps(alert)):
+            self.kick()
+
+    def _enqueue(self, key: str, payload: bytes) -> bool:
+        """Store an alert in the outbox; if the outbox cannot (disk full), keep it for later."""
+        try:
+            stored = self.outbox.enqueue(key, self.topics.alert(self.name), payload)
+        except sqlite3.Error as exc:
+            log.error("event=outbox-write-failed table=%s id=%s error=%r (kept in memory, "
+                      "stored when the outbox can be written)", self.name, key, str(exc))
+            self._unsaved.append((key, payload))
+            return False
+        if stored:
+            self.counters["alerts"] += 1
+        return stored
+
+    def _store_unsaved(self) -> None:
+        pending, self._unsaved = self._unsaved, []
+        stored = False
+        for i, (key, payload) in enumerate(pending):
+            try:
+                if self.outbox.enqueue(key, self.topics.alert(self.name), payload):
+                    self.counters["alerts"] += 1
+                    stored = True
+            except sqlite3.Error:
+                self._unsaved = pending[i:]
+                break
+        if stored:
+            self.kick()
 
     def _reject(self, given: Any, req: Any, field: str, error: str,
                 by: str | None = None) -> dict[str, Any]:
