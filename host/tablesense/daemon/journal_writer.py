@@ -75,9 +75,15 @@ class JournalWriter:
         self.fsyncs = 0
         self._lock = threading.Lock()
         torn = _ends_mid_line(path)
-        self._f = open(path, "a", encoding="utf-8")  # noqa: SIM115 (lives as long as the writer)
+        # Unbuffered appends of whole lines: a write that fails (disk full) leaves
+        # its bytes in _pending, and they go out first, in order, with the next
+        # write that succeeds (a file object's buffer would drop them once full).
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._pending = bytearray()
+        self._closed = False
         if torn:  # a power cut mid-line: end it, so the next line stands alone
-            self._f.write("\n")
+            self._pending += b"\n"
+            self._drain()
         self._dirty = False
         self._synced_at = time.monotonic()
 
@@ -90,13 +96,13 @@ class JournalWriter:
         """Write one line (with ``v`` and a monotonic ``t``) and flush it to the OS."""
         line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
         with self._lock:
-            self._f.write(line + "\n")
-            self._f.flush()
+            self._pending += line.encode() + b"\n"
             self.lines += 1
             self._dirty = True
             t = obj.get("t")
             if isinstance(t, int):
                 self.last_t = max(self.last_t, t)
+            self._drain()  # OSError (disk full): the line waits in _pending
             observation = obj.get("type") == "observe"
             now = time.monotonic()
             due = (now - self._synced_at) * 1000 >= self.interval_ms
@@ -105,14 +111,24 @@ class JournalWriter:
                     or (self.policy == "interval" and due)):
                 self._sync_locked(now)
 
-    def flush(self) -> None:
-        """Hand the OS what is still buffered (lines whose write failed, e.g. disk full).
+    @property
+    def pending(self) -> int:
+        """Bytes of lines not yet written (a write failed: disk full)."""
+        return len(self._pending)
 
-        A failed ``append`` leaves its line in the file object's buffer; it goes
-        out, in order, with the next write that succeeds, or with this call.
+    def flush(self) -> None:
+        """Hand the OS what is still pending (lines whose write failed, e.g. disk full).
+
+        A failed ``append`` keeps its line; it goes out, in order, with the next
+        write that succeeds, or with this call. OSError if it still cannot.
         """
         with self._lock:
-            self._f.flush()
+            self._drain()
+
+    def _drain(self) -> None:
+        while self._pending:
+            n = os.write(self._fd, self._pending)
+            del self._pending[:n]
 
     def maybe_sync(self) -> None:
         """Called from time to time: honour the interval for a quiet stream."""
@@ -125,19 +141,24 @@ class JournalWriter:
     def sync(self) -> None:
         """Make everything written so far durable now (before a ruling leaves)."""
         with self._lock:
+            self._drain()  # lines still pending (a full disk) first: OSError if it cannot
             if self._dirty and self.policy != "never":
                 self._sync_locked(time.monotonic())
 
     def _sync_locked(self, now: float) -> None:
-        os.fsync(self._f.fileno())
+        os.fsync(self._fd)
         self.fsyncs += 1
         self._dirty = False
         self._synced_at = now
 
     def close(self) -> None:
         with self._lock:
-            if not self._f.closed:
-                self._f.flush()
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._drain()
                 if self._dirty and self.policy != "never":
-                    os.fsync(self._f.fileno())
-                self._f.close()
+                    os.fsync(self._fd)
+            finally:
+                os.close(self._fd)
