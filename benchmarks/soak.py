@@ -67,7 +67,7 @@ class TablePlayer(threading.Thread):
         super().__init__(name=f"table-{table}", daemon=True)
         self.table = table
         self.readers = readers
-        self.daemon = daemon
+        self.host = daemon  # not self.daemon: a Thread attribute
         self.deadline = deadline
         self.rng = random.Random(seed)
         self.boards = 0
@@ -106,7 +106,7 @@ class TablePlayer(threading.Thread):
                 after_face_up = e["zone"] in ("table", "floor") and e.get("face") == "up"
                 continue
             cmd = {k: v for k, v in e.items() if k not in ("v", "t", "table")}
-            resp = self.daemon.request({"op": "cmd", "table": self.table, "cmd": cmd,
+            resp = self.host.request({"op": "cmd", "table": self.table, "cmd": cmd,
                                         "trusted": e["type"] == "dealt"})
             self.commands += 1
             if not resp.get("ok"):
