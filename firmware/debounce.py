@@ -18,7 +18,9 @@ a change. Each scan's reading of a card passes three filters:
    missed read or two change nothing, and a card that moves is where it went
    as soon as it is read there twice. A card read again in a zone it had
    left *flickers* (it rests on a zone boundary, answering on either antenna
-   in turn) until ``hold_ms`` after the last such return: meanwhile it is in
+   in turn) until ``hold_ms`` after the last such return, and a card that
+   has just been reported in a new zone may still be settling for
+   ``hold_ms``: meanwhile it is in
    its live zone nearest the middle of the table (``RANK``), as the scanner
    does with two antennas at once, but never back in the zone it left at its
    last reported change. So a card played across the boundary reaches the
@@ -26,8 +28,10 @@ a change. Each scan's reading of a card passes three filters:
    when it stops answering there. ``hold_ms`` 0 turns this off (every read is
    live at once).
 3. **Debounce.** A new state commits once seen in ``min_scans`` consecutive
-   scans spanning at least ``ms`` (``ms + hold_ms`` to go back to the zone
-   the card left at its last reported change: undoing a change needs more
+   scans spanning at least ``ms``; ``ms + hold_ms`` for a change of face or
+   level in the same zone (a camera sees a card on a boundary with its new
+   face while it is still half in its old zone) and for a return to the zone
+   the card left at its last reported change (undoing a change needs more
    evidence than making it). Leaving (``gone``: no zone live) needs
    more evidence than arriving, ``gone_scans`` over ``gone_ms`` (default
    the larger of twice ``ms`` and ``GONE_MS``, longer than a hand card is out
@@ -41,6 +45,7 @@ from cards import card_order
 from ticks import ticks_diff
 
 GONE = ("gone", "unknown", "unknown", None)
+NO_CONF = (None,)
 RANK = {"trick": 4, "table": 3, "detached": 2, "hand": 1, "floor": 1}
 HAND_ZONES = ("hand", "detached", "floor")
 HOLD_MS = 150
@@ -109,6 +114,7 @@ class Debouncer:
                 e[3] += 1
             m[0] = z
         restless = ticks_diff(m[1], now) >= 0
+        cur = self.state.get(c)
         best = None
         for z in list(zs):
             if z is None:
@@ -123,7 +129,11 @@ class Debouncer:
                     best = (key, e[0])
         if len(zs) == 1:
             del self._zones[c]
-        return None if best is None else best[1]
+        if best is None:
+            return None
+        if restless and cur is not None and best[1][0] == cur[0]:
+            return cur + NO_CONF  # flickering in its zone: nothing else about it changes either
+        return best[1]
 
     def _stale(self, e, now):
         return ticks_diff(now, e[1]) > self.hold_ms and self.scans - e[2] > HOLD_SCANS
@@ -161,8 +171,8 @@ class Debouncer:
             gone = new is GONE
             ms = self.ms
             zs = self._zones.get(c)
-            if zs is not None and zs[None][2] == new[0]:
-                ms += self.hold_ms  # back where it was before its last change: more evidence
+            if new[0] == cur[0] or (zs is not None and zs[None][2] == new[0]):
+                ms += self.hold_ms  # turned where it lies, or back where it was: more evidence
             if p[1] >= (self.gone_scans if gone else self.min_scans) and ticks_diff(
                 now, p[2]
             ) >= (self.gone_ms if gone else ms):
@@ -175,6 +185,7 @@ class Debouncer:
                         self.own[c] = True
                     zs = self._zones.get(c)
                     if zs is not None and cur[0] != new[0]:
+                        zs[None][1] = now + self.hold_ms  # it may still be settling
                         zs[None][2] = cur[0]
                 changes.append((c, obs))
         if not self.state and self.own:

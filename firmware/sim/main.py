@@ -92,8 +92,9 @@ def hold_scans(reader, old=None, new=None):
     """Scans a card's state must stand before the world moves that card again.
 
     The debouncer commits a state after 2 scans spanning debounce_ms, once
-    its zone is live (a second read); a departure (gone) takes its hold time
-    (the last zone stays live through missed reads) and gone_ms. ``old`` and
+    its zone is live (a second read), and then lets the card settle for its
+    hold time; a departure (gone) takes the hold time (the last zone stays
+    live through missed reads) and gone_ms. ``old`` and
     ``new``: the card's scenario lines before and after its last move (None:
     not placed; both None: the longest case).
     A scenario spaces a card's moves wider than that in time, but a machine
@@ -108,7 +109,9 @@ def hold_scans(reader, old=None, new=None):
     if nz == "gone" or (old is None and new is None):
         ms = d.hold_ms + d.gone_ms
     elif oz != "gone" and d.hold_ms > 0:
-        ms = d.ms + period  # the new zone is live at its second read
+        # live at its second read; and a card just reported in a new zone may be
+        # settling for hold_ms, so its next move shows only after that
+        ms = d.ms + period + d.hold_ms
     else:
         ms = d.ms
     return (ms + period - 1) // period + 3

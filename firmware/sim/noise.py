@@ -7,7 +7,8 @@ and a seed drive it. The world asks it, once per poll of the sensors:
 - which own cards do not answer (``missed_read``; ``sort_dropout``: a hand
   card out of the antenna's reach for a while after its seat played a card);
 - on which antenna a card resting on a zone boundary answers this time
-  (``flicker``: the old zone's or the new one's, at random);
+  (``flicker``: after a move, the new zone's or the one next to it on the
+  side it came from, at random; hand, table and trick lie in that order);
 - which cards of the neighbouring seats (left and right) lying in their
   ``table`` or ``trick`` zone also answer on this seat's antenna of that
   zone (``crosstalk``), with what signal;
@@ -45,6 +46,28 @@ CARDS = [s + r for s in "SHDC" for r in "AKQJT98765432"]
 HAND_ZONES = ("hand", "detached")
 
 
+# Zones along the path from the hand to the middle: a card can rest on the boundary of
+# two neighbouring ones (the floor is the level sensor's business, not an antenna's).
+PATH = {"hand": 0, "detached": 0, "table": 1, "trick": 2}
+ON_PATH = ("hand", "table", "trick")
+LEVEL_AT = {"hand": "above", "detached": "above", "table": "at", "trick": "at"}
+
+
+def boundary(old, new):
+    """The event a card moving from ``old`` to ``new`` shows when it rests on the boundary of
+    its new zone, on the side it came from (None: no boundary to rest on)."""
+    oz = old.get("zone") if old else None
+    nz = new.get("zone") if new else None
+    if oz not in PATH or nz not in PATH or oz == nz:
+        return None
+    a, b = PATH[oz], PATH[nz]
+    z = oz if a == b else ON_PATH[b - 1 if a < b else b + 1]
+    e = dict(new)
+    e["zone"] = z
+    e["level"] = LEVEL_AT[z]
+    return e
+
+
 def neighbours(seat):
     """The seats whose table and trick antennas lie next to ``seat``'s (left, right)."""
     i = SEATS.index(seat)
@@ -73,7 +96,7 @@ class Noise:
         else:  # MicroPython: the module's one generator (one reader per VM)
             random.seed(seed)
             self.rng = random
-        self.flick = {}  # card -> [event it moved from, until ms, polls left]
+        self.flick = {}  # card -> [event on the boundary, until ms, polls left]
         self.drop = {}  # card -> (from ms, until ms)
         self.xt = {}  # card -> [until ms, signal, polls left] (neighbours' cards)
         self._last = None  # ms of the previous poll
@@ -94,10 +117,10 @@ class Noise:
     def moved(self, card, old, new, now, cards):
         """An own card moved from event ``old`` to ``new`` (either None: not sensed)."""
         self.flick.pop(card, None)
-        oz = old.get("zone") if old else None
         nz = new.get("zone") if new else None
-        if oz and nz and oz != nz and oz != "gone" and nz != "gone" and self.chance(self.flicker):
-            self.flick[card] = [old, now + self.flicker_ms, 1]
+        edge = boundary(old, new)
+        if edge is not None and self.chance(self.flicker):
+            self.flick[card] = [edge, now + self.flicker_ms, 1]
             self.counts["flicker"] += 1
         if nz == "trick" and self.dropout > 0:
             for c in cards:

@@ -27,8 +27,9 @@ cross-talk rejection must absorb them:
   (0: one poll); ``crosstalk_strong`` of the episodes are as strong as a card
   lying on the antenna (a card right across the boundary);
 - ``flicker``: per move of a card between two zones of one seat, the chance
-  it rests on the boundary for ``flicker_ms`` (0: one poll), answering on one
-  or the other zone's antenna, at random each poll;
+  it rests on the boundary of its new zone for ``flicker_ms`` (0: one poll),
+  answering on that zone's antenna or on the one next to it on the side it
+  came from (hand, table and trick lie in that order), at random each poll;
 - ``sort_dropout``: per hand card, each time its seat plays a card, the chance
   it is not sensed at all for 0.5 to 1.5 times ``sort_dropout_ms``;
 - ``misread`` (camera readers): per poll and card, it is recognised as
@@ -204,6 +205,23 @@ POLL_NEAR_ZONES = ("table", "trick")  # zones whose sensors lie near a neighbour
 SIGNAL_ON, SIGNAL_EDGE, SIGNAL_XTALK, SIGNAL_XTALK_STRONG = 30, 27, 20, 28
 
 
+POLL_PATH = {"hand": 0, "detached": 0, "table": 1, "trick": 2}
+POLL_LEVEL_AT = {"hand": "above", "detached": "above", "table": "at", "trick": "at"}
+
+
+def poll_boundary(old: Event | None, new: Event | None) -> Event | None:
+    """What a card moving from ``old`` to ``new`` shows while it rests on the boundary of its
+    new zone, on the side it came from: hand, table and trick lie in that order (None: no
+    boundary; the floor is the level sensor's business). As firmware/sim/noise.py."""
+    oz = old.get("zone") if old else None
+    nz = new.get("zone") if new else None
+    if new is None or oz not in POLL_PATH or nz not in POLL_PATH or oz == nz:
+        return None
+    a, b = POLL_PATH[str(oz)], POLL_PATH[str(nz)]
+    z = str(oz) if a == b else ("hand", "table", "trick")[b - 1 if a < b else b + 1]
+    return {**new, "zone": z, "level": POLL_LEVEL_AT[z]}
+
+
 def poll_neighbours(seat: str) -> tuple[str, str]:
     """The seats whose table and trick zones lie next to ``seat``'s (left, right)."""
     return lho(seat), lho(lho(lho(seat)))
@@ -222,7 +240,7 @@ class PollNoise:
     def __init__(self, profile: Profile, rng: random.Random) -> None:
         self.p = profile
         self.rng = rng
-        self.flick: dict[str, list[Any]] = {}  # card -> [event it moved from, until, polls]
+        self.flick: dict[str, list[Any]] = {}  # card -> [event on the boundary, until, polls]
         self.drop: dict[str, tuple[int, int]] = {}  # card -> (from, until)
         self.xt: dict[str, list[Any]] = {}  # neighbour card -> [until, signal, polls]
         self._last: int | None = None
@@ -242,12 +260,11 @@ class PollNoise:
         """An own card moved from ``old`` to ``new`` (None: not sensed)."""
         p = self.p
         self.flick.pop(card, None)
-        oz = old.get("zone") if old else None
-        nz = new.get("zone") if new else None
-        if oz and nz and oz != nz and "gone" not in (oz, nz) and self.chance(p.flicker):
-            self.flick[card] = [old, now + p.flicker_ms, 1]
+        edge = poll_boundary(old, new)
+        if edge is not None and self.chance(p.flicker):
+            self.flick[card] = [edge, now + p.flicker_ms, 1]
             self.counts["flicker"] += 1
-        if nz == "trick" and p.sort_dropout > 0:
+        if new is not None and new.get("zone") == "trick" and p.sort_dropout > 0:
             for c, e in cards.items():
                 if c != card and e.get("zone") in ("hand", "detached") and self.chance(
                         p.sort_dropout):

@@ -53,6 +53,10 @@ def register(subparsers: Any) -> None:
                    help="keep the journals here (default: a temporary folder, removed)")
     p.add_argument("--mishaps", type=float, default=0.5, metavar="RATE",
                    help="share of boards with a robot's mishap (default 0.5)")
+    p.add_argument("--noise", default="clean", metavar="PROFILE",
+                   help="the readers sense the play through this noise profile: clean "
+                        "(default), club, hostile or a TOML file (tablesense.noise); the "
+                        "summary adds the glitches the host suppressed, per seat")
     p.add_argument("--log-level", default="warning",
                    choices=("debug", "info", "warning", "error"))
     p.set_defaults(func=run)
@@ -68,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         opts = DemoOptions(tables=args.tables, boards=args.boards, seed=args.seed,
                            speed=args.speed, broker=args.broker, broker_ws=args.broker_ws,
                            dashboard=args.dashboard, port=args.port, readers=args.readers,
-                           code=args.code, journal=args.journal, mishap_rate=args.mishaps)
+                           code=args.code, journal=args.journal, mishap_rate=args.mishaps,
+                           noise=args.noise)
         return run_demo(opts)
     except DemoError as exc:
         print(f"tablesense demo: {exc}")

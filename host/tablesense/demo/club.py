@@ -17,6 +17,14 @@ Wiring, in start order:
 6. a status line on stderr until every table has played its boards, or
    Ctrl-C / SIGTERM; then it stops in reverse order.
 
+``--noise PROFILE`` (a shipped name or a TOML path; tablesense.noise): the
+readers sense the timetable through that profile at the poll level (the
+VMs' simulated hardware, firmware/sim/noise.py, or the Python reader's
+PollNoise), each seeded from ``--seed``, the table and the seat; the VMs
+and Python readers then get every seat's lines, for cross-talk. The status
+line and the summary add the glitches the engines suppressed, per seat
+(what the reader health topic publishes as ``suppressed``).
+
 Readers' clocks: the timetable's times are ms from each table's start.
 The Python readers of a table share that zero exactly. A VM counts from its
 own boot; the driver learns where that is from the journal (host receipt
@@ -46,6 +54,7 @@ from tablesense.daemon.config import parse_config
 from tablesense.daemon.journal_writer import journal_path
 from tablesense.demo.pysim import PySimReader
 from tablesense.demo.schedule import SEATS, Timeline, table_timeline
+from tablesense.noise import Profile, ProfileError, load_profile
 
 if TYPE_CHECKING:
     from tablesense.daemon.core import Daemon
@@ -87,6 +96,7 @@ class DemoOptions:
     code: str | None = None
     journal: Path | None = None
     mishap_rate: float = 0.5
+    noise: str = "clean"
 
 
 SESSION_BOARDS = 24  # without --boards: a club session, then the dashboard stays up
@@ -254,6 +264,12 @@ class Club:
         self.boards = opts.boards or SESSION_BOARDS
         self.timelines = {t: table_timeline(t, self.boards, opts.seed, opts.speed,
                                             opts.mishap_rate, opts.code) for t in self.tables}
+        try:
+            self.profile: Profile = load_profile(opts.noise)
+        except ProfileError as exc:
+            raise DemoError(f"--noise: {exc}") from None
+        self.noisy = any(v for k, v in self.profile.poll_level().items()
+                         if k not in ("poll_ms", "sort_dropout_ms", "misread_conf"))
         self.reader_kind = self._reader_kind()
         self.broker: EmbeddedBroker | None = None
         self.readers: list[Reader] = []
@@ -332,6 +348,8 @@ class Club:
             d.thread.start()
         what = "the reader firmware in the MicroPython VM" if self.reader_kind == "vm" \
             else "Python simulated readers"
+        if self.noisy:
+            what += f" with noise profile {self.profile.name}"
         self.say(f"demo: {len(self.tables)} tables x {self.boards} boards, {what} "
                  f"({4 * len(self.tables)} camera readers on ptys), speed {self.opts.speed:g}, "
                  f"seed {self.opts.seed}; broker {self._broker_desc}")
@@ -368,27 +386,38 @@ class Club:
                                      else "ws://{host}:9001")
         return cfg, ws
 
+    def _reader_seed(self, table: str, seat: str) -> int:
+        return self.opts.seed * 10007 + int(table) * 4 + SEATS.index(seat)
+
     def _start_readers(self) -> dict[str, int]:
         """Start 4 readers a table; return each table's clock zero as host epoch ms."""
         anchors: dict[str, int] = {}
         scen_dir = self.journal_dir / "scenarios"
         scen_dir.mkdir(exist_ok=True)
+        profile = self.profile if self.noisy else None
         for t in self.tables:
             tl = self.timelines[t]
+            # with noise a reader also needs its neighbours' lines (cross-talk)
+            whole = [line for s in SEATS for line in tl.scenario(s)]
             if self.reader_kind == "python":
                 zero = time.monotonic()
                 anchors[t] = now_ms()
                 for s in SEATS:
-                    self.readers.append(PySimReader(s, tl.scenario(s), zero=zero,
-                                                    serial=f"PYSIM-{t}-{s}"))
+                    self.readers.append(PySimReader(
+                        s, whole if profile else tl.scenario(s), zero=zero,
+                        serial=f"PYSIM-{t}-{s}", profile=profile, seed=self._reader_seed(t, s)))
                 continue
             from tablesense.sim.firmware import start_reader
 
             anchors[t] = now_ms() + VM_BOOT_GUESS_MS
             for s in SEATS:
                 path = scen_dir / f"table{t}-{s}.jsonl"
-                path.write_text("".join(json.dumps(line) + "\n" for line in tl.scenario(s)))
-                self.readers.append(start_reader(s, path, kind="camera", serial=f"SIM-{t}-{s}"))
+                path.write_text("".join(json.dumps(line) + "\n"
+                                        for line in (whole if profile else tl.scenario(s))))
+                self.readers.append(start_reader(
+                    s, path, kind="camera", serial=f"SIM-{t}-{s}",
+                    noise=profile.poll_level() if profile else None,
+                    noise_seed=self._reader_seed(t, s)))
         return anchors
 
     # -- run -----------------------------------------------------------------------
@@ -403,9 +432,27 @@ class Club:
                 board = self.daemon.tables[d.table].engine.board
                 phase = board.phase if board is not None else "idle"
             tables.append(f"{d.table}:b{d.board or 1} {phase}")
-        return (f"demo: {time.monotonic() - self.started_at:5.1f} s  boards "
+        line = (f"demo: {time.monotonic() - self.started_at:5.1f} s  boards "
                 f"{boards}/{self.boards * len(self.tables)}  alerts {alerts}  "
                 + "  ".join(tables))
+        if self.noisy:
+            per_seat, _ = self.suppressed()
+            line += "  suppressed " + " ".join(f"{s}:{per_seat[s]}" for s in SEATS)
+        return line
+
+    def suppressed(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Glitches the engines suppressed: per seat, and per kind (all tables)."""
+        per_seat = dict.fromkeys(SEATS, 0)
+        per_kind: dict[str, int] = {}
+        if self.daemon is None:
+            return per_seat, per_kind
+        for t in self.daemon.tables.values():
+            with contextlib.suppress(Exception):  # read while the core thread writes
+                for seat, counts in list(t.engine.noise.items()):
+                    for kind, n in list(counts.items()):
+                        per_seat[seat] = per_seat.get(seat, 0) + n
+                        per_kind[kind] = per_kind.get(kind, 0) + n
+        return per_seat, per_kind
 
     def alerts(self) -> int:
         if self.daemon is None:
@@ -466,6 +513,13 @@ class Club:
                 f"{time.monotonic() - self.started_at:.1f} s; {self.alerts()} alerts raised "
                 f"(robots' mishaps in those boards: {mishaps}); {lag} late steps, "
                 f"{refused} refused")
+        if self.noisy:
+            per_seat, per_kind = self.suppressed()
+            text += (f"; noise {self.profile.name}: the host suppressed "
+                     f"{sum(per_seat.values())} glitches ("
+                     + ", ".join(f"{s} {per_seat[s]}" for s in SEATS) + "; "
+                     + (", ".join(f"{k} {n}" for k, n in sorted(per_kind.items()) if n)
+                        or "none") + ")")
         if self.opts.journal is not None:
             text += f"; journals in {self.journal_dir}"
         return text

@@ -83,6 +83,7 @@ class Debouncer:
                 e[3] += 1
             m[0] = z
         restless = m[1] - now >= 0
+        cur = self.state.get(c)
         best: tuple[tuple[bool, int, int], Obs] | None = None
         for z in list(zs):
             if z is None:
@@ -96,7 +97,11 @@ class Debouncer:
                     best = (key, e[0])
         if len(zs) == 1:
             del self._zones[c]
-        return None if best is None else best[1]
+        if best is None:
+            return None
+        if restless and cur is not None and best[1][0] == cur[0]:
+            return (*cur, None)  # flickering in its zone: nothing else about it changes either
+        return best[1]
 
     def _stale(self, e: list[Any], now: int) -> bool:
         return bool(now - e[1] > self.hold_ms and self.scans - e[2] > HOLD_SCANS)
@@ -131,8 +136,8 @@ class Debouncer:
             gone = new is GONE
             ms = self.ms
             zs = self._zones.get(c)
-            if zs is not None and zs[None][2] == new[0]:
-                ms += self.hold_ms
+            if new[0] == cur[0] or (zs is not None and zs[None][2] == new[0]):
+                ms += self.hold_ms  # turned where it lies, or back where it was: more evidence
             if p[1] >= (self.gone_scans if gone else self.min_scans) and (
                     now - p[2] >= (self.gone_ms if gone else ms)):
                 del self._pend[c]
@@ -144,6 +149,7 @@ class Debouncer:
                         self.own[c] = True
                     zs = self._zones.get(c)
                     if zs is not None and cur[0] != new[0]:
+                        zs[None][1] = now + self.hold_ms  # it may still be settling
                         zs[None][2] = cur[0]
                 changes.append((c, obs))
         if not self.state and self.own:

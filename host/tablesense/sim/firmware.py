@@ -149,6 +149,8 @@ def start_reader(
     autostart: bool = False,
     micropython: str | None = None,
     die_with_parent: bool = False,
+    noise: dict[str, Any] | None = None,
+    noise_seed: int = 1,
 ) -> SimReader:
     """Boot a simulated reader for ``seat`` playing ``scenario_path`` (JSON lines).
 
@@ -159,7 +161,10 @@ def start_reader(
     the VM's boot; events before the CONFIG show up at the first scan.
     ``die_with_parent`` (Linux): the VM gets SIGTERM when the thread that
     started it ends, so a killed launcher leaves no VM behind (a command line
-    tool; not for readers started from a worker thread).
+    tool; not for readers started from a worker thread). ``noise``: poll-level
+    rates (``tablesense.noise.Profile.poll_level()``) the simulated hardware
+    applies under the firmware, seeded by ``noise_seed`` (firmware/sim/noise.py;
+    cross-talk reads the neighbouring seats' lines of the same scenario file).
     """
     if seat not in SEATS:
         raise ValueError(f"seat {seat!r}: expected one of N E S W")
@@ -178,6 +183,9 @@ def start_reader(
         argv += ["--reader-id", str(reader_id)]
     if serial is not None:
         argv += ["--serial", serial]
+    if noise is not None:
+        (workdir / "noise.json").write_text(json.dumps(noise))
+        argv += ["--noise", str(workdir / "noise.json"), "--noise-seed", str(noise_seed)]
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(fw), str(workdir), ".frozen"]))
     master, slave = os.openpty()
     try:
