@@ -473,3 +473,50 @@ def test_journal_disk_full_keeps_alerting_and_catches_up(mosquitto, watchers, pt
         check_recovery(small / "journal" / "1.jsonl", engine_alerts, live, len(EXPOSURES))
     finally:
         subprocess.run(["umount", "-l", str(small)], capture_output=True, timeout=10)
+
+
+# -- the core falling behind: links push back instead of queueing without end ---------------
+
+
+class SlowSink:
+    """A core that has fallen behind: ``qsize`` says how much waits for it."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.backlog = 0
+
+    def put(self, item: Any) -> None:
+        self.items.append(item)
+
+    def qsize(self) -> int:
+        return self.backlog
+
+
+def test_links_stop_reading_while_the_core_is_behind(pty_readers) -> None:
+    from tablesense.daemon.link import MAX_BACKLOG, LinkSettings, ReaderLink
+
+    r = pty_readers(reader=1)
+    sink = SlowSink()
+    link = ReaderLink("1", "N", lambda: r.path, sink,
+                      LinkSettings(heartbeat_timeout_ms=400, backoff_initial_ms=20))
+    link.start()
+    try:
+        assert until(lambda: link.counters["opens"] >= 1)
+        time.sleep(0.05)
+        r.start_heartbeats(0.05)
+        hello_until_config(r)
+        assert until(lambda: link.state == "online")
+        sink.backlog = MAX_BACKLOG + 1  # the core is behind
+        time.sleep(0.1)
+        before = link.counters["frames"]
+        for i in range(20):
+            r.observe(HANDS["N"][i % 13], zone="hand", seat="N", t=i)
+        time.sleep(1.0)  # > 2 heartbeat timeouts: silence is ours, not the reader's
+        assert link.counters["frames"] <= before + 2  # not reading (a read in flight at most)
+        assert link.state == "online"
+        sink.backlog = 0  # caught up: everything that waited in the port comes in order
+        assert until(lambda: sum(1 for m in sink.items if m.frame is not None
+                                 and m.frame.mtype == codec.OBSERVE) == 20, 5)
+        assert link.all_counters()["lost"] == 0 and link.counters["paused_ms"] >= 900
+    finally:
+        link.stop()
