@@ -33,7 +33,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import atheris  # type: ignore[import-not-found]
+import atheris  # type: ignore[import-untyped,unused-ignore]
 
 with atheris.instrument_imports():
     from tablesense import codec
