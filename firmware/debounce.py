@@ -185,7 +185,8 @@ class Debouncer:
                         self.own[c] = True
                     zs = self._zones.get(c)
                     if zs is not None and cur[0] != new[0]:
-                        zs[None][1] = now + self.hold_ms  # it may still be settling
+                        if cur is not GONE:
+                            zs[None][1] = now + self.hold_ms  # it may still be settling
                         zs[None][2] = cur[0]
                 changes.append((c, obs))
         if not self.state and self.own:

@@ -27,6 +27,7 @@ class SimSPI:
 
     def __init__(self):
         self._chips = []  # (pin, chip)
+        self._low = []  # chips whose chip-select is low now
         self.transfers = 0
 
     def attach(self, chip):
@@ -35,19 +36,18 @@ class SimSPI:
         def edge(v):
             if v == 0:
                 chip.cs_low()
+                self._low.append(chip)
+            elif chip in self._low:
+                self._low.remove(chip)
 
         pin = SimPin(1, edge)
         self._chips.append((pin, chip))
         return pin
 
     def _sel(self):
-        sel = None
-        for pin, chip in self._chips:
-            if pin.value() == 0:
-                if sel is not None:
-                    return None  # two chips driving MISO: garbage, modelled as nothing
-                sel = chip
-        return sel
+        low = self._low
+        # two chips driving MISO: garbage, modelled as nothing
+        return low[0] if len(low) == 1 else None
 
     def write_readinto(self, tx, rx):
         self.transfers += 1

@@ -28,6 +28,10 @@ Delivery: ``NoisyOut`` wraps the reader's output stream: each frame is held
 0..``jitter_ms`` (in order), and with probability ``reorder`` one byte is
 corrupted on the wire, so the host's CRC drops it, sees the gap and asks
 for a RESEND (the frame then arrives after newer frames of other readers).
+A resent frame (byte for byte one written before) is not corrupted again:
+line noise comes in rare bursts. (Were it lost too, the host's Sequencer
+would take the next resent frame for the start of the reader's buffer and
+give up the ones before it.)
 
 Everything is drawn from one seeded RNG, per poll: a run repeats exactly
 only as far as the VM's scans fall at the same times.
@@ -214,11 +218,17 @@ class NoisyOut:
         self.clock = clock
         self.q = []  # [(due ms, bytes)], due never decreasing
         self._last_due = 0
+        self._recent = []  # the last frames written: a resend of one goes through
 
     def write(self, data):
         n = self.noise
         data = bytes(data)
-        if n.chance(n.reorder) and len(data) > 4:
+        again = data in self._recent
+        if not again:
+            self._recent.append(data)
+            if len(self._recent) > 80:
+                self._recent.pop(0)
+        if not again and n.chance(n.reorder) and len(data) > 4:
             b = bytearray(data)
             i = len(b) // 2
             b[i] = b[i] ^ 0x01 if b[i] != 0x01 else 0x02  # never a 0x00: the frame stays one
