@@ -13,8 +13,9 @@ and cross-talk rejection deal with it:
   the VM and the board run) on the simulated MFRC522s, tags and camera
   (firmware/sim/vrun.py), here under CPython;
 
-each on a virtual clock (20 ms scans, as the demo's readers), so a board
-takes a few seconds, not its real duration. The boards are the demo's
+each on a virtual clock (20 ms scans, as the demo's readers; the firmware's
+period and debounce can be set to a board's: ``--scan-ms``, ``--debounce-ms``,
+``--rf-ms``), so a board takes seconds, not its real duration. The boards are the demo's
 timetables (tablesense.demo.schedule: robots with a mishap on
 ``--mishaps`` of the boards, at ``--speed``), all four seats' readers each
 fed the whole table (cross-talk needs the neighbours' cards).
@@ -78,7 +79,8 @@ def _firmware() -> Any:
 
 
 def reader_frames(tl: Timeline, seat: str, kind: str, profile: Profile | None,
-                  seed: int) -> tuple[list[Event], dict[str, int]]:
+                  seed: int, scan: tuple[int, int, int] = (SCAN_MS, 40, 0)
+                  ) -> tuple[list[Event], dict[str, int]]:
     """The OBSERVE fields one seat's reader sends for the table's timeline (``rt`` = when)."""
     whole = [line for s in SEATS for line in tl.scenario(s)]
     end = tl.duration_ms + TAIL_MS
@@ -95,9 +97,10 @@ def reader_frames(tl: Timeline, seat: str, kind: str, profile: Profile | None,
 
     own = [e for e in whole if e.get("seat") == seat]
     others = [e for e in whole if e.get("seat") in neighbours(seat)]
-    obs, stats = vrun.run(seat, own, kind, SCAN_MS, 40,
+    scan_ms, debounce_ms, cost_ms = scan
+    obs, stats = vrun.run(seat, own, kind, scan_ms, debounce_ms,
                           profile.poll_level() if profile is not None else None, seed,
-                          others, TAIL_MS)
+                          others, TAIL_MS, cost_ms)
     return obs, dict(stats["suppressed"])
 
 
@@ -143,16 +146,18 @@ def deliver(frames: list[Event], profile: Profile | None, rng: random.Random,
     return out
 
 
+Played = tuple[list[Ruling], dict[str, int], dict[str, dict[str, int]], dict[str, int]]
+
+
 def play(tl: Timeline, kind: str, profile: Profile | None, seed: int, link: str,
-         code: str | None) -> tuple[list[Ruling], dict[str, int], dict[str, dict[str, int]],
-                                    dict[str, int]]:
+         code: str | None, scan: tuple[int, int, int] = (SCAN_MS, 40, 0)) -> Played:
     """One timeline through four readers, the link and the engine: (non-info rulings,
     each ruling's emission time, the engine's suppressions per seat, the readers')."""
     rng = random.Random(f"{seed}/wire")
     items: list[tuple[int, int, Event]] = []
     readers: dict[str, int] = {}
     for k, seat in enumerate(SEATS):
-        frames, sup = reader_frames(tl, seat, kind, profile, seed * 4 + k)
+        frames, sup = reader_frames(tl, seat, kind, profile, seed * 4 + k, scan)
         for n, v in sup.items():
             readers[n] = readers.get(n, 0) + v
         for at, f in deliver(frames, profile, rng, link):
@@ -187,18 +192,18 @@ def key(r: Ruling) -> Key:
     return (r.board, r.offender, r.cards)
 
 
-def one_board(args: tuple[int, int, float, float, str, str, str, str | None]) -> dict[str, Any]:
-    n, seed, speed, mishaps, kind, profile_name, link, code = args
+def one_board(args: tuple[Any, ...]) -> dict[str, Any]:
+    n, seed, speed, mishaps, kind, profile_name, link, code, scan = args
     profile = load_profile(profile_name)
     tl = table_timeline("1", 1, seed * 100003 + n, speed, mishaps, code)
-    want, want_t, _, _ = play(tl, kind, None, n, link, code)
-    got, got_t, noise, readers = play(tl, kind, profile, n, link, code)
+    want, want_t, _, _ = play(tl, kind, None, n, link, code, scan)
+    got, got_t, noise, readers = play(tl, kind, profile, n, link, code, scan)
     res: dict[str, Any] = {"board": n, "exposures": len(want), "false_penalty": 0,
                            "false_director": 0, "missed": 0, "wrong": 0, "latency": [],
                            "examples": [], "suppressed": {}, "readers": readers}
     for seat_counts in noise.values():
-        for k, v in seat_counts.items():
-            res["suppressed"][k] = res["suppressed"].get(k, 0) + v
+        for name, v in seat_counts.items():
+            res["suppressed"][name] = res["suppressed"].get(name, 0) + v
     want_by = {key(r): r for r in want}
     got_by = {key(r): r for r in got}
     for k, r in got_by.items():
@@ -220,8 +225,10 @@ def one_board(args: tuple[int, int, float, float, str, str, str, str | None]) ->
 
 
 def evaluate(kind: str, profile: str, boards: int, seed: int, speed: float, mishaps: float,
-             link: str, jobs: int, code: str | None = None) -> dict[str, Any]:
-    work = [(n, seed, speed, mishaps, kind, profile, link, code) for n in range(1, boards + 1)]
+             link: str, jobs: int, code: str | None = None,
+             scan: tuple[int, int, int] = (SCAN_MS, 40, 0)) -> dict[str, Any]:
+    work = [(n, seed, speed, mishaps, kind, profile, link, code, scan)
+            for n in range(1, boards + 1)]
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as ex:
             results = list(ex.map(one_board, work, chunksize=1))
@@ -267,6 +274,13 @@ def main() -> int:
     ap.add_argument("--profiles", nargs="*", default=[p for p in PROFILES if p != "clean"])
     ap.add_argument("--link", choices=("now", "nack"), default="now")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--scan-ms", type=int, default=SCAN_MS,
+                    help="firmware readers: the scan period CONFIG asks for (default 20)")
+    ap.add_argument("--debounce-ms", type=int, default=40,
+                    help="firmware readers: debounce_ms (default 40, the sim's)")
+    ap.add_argument("--rf-ms", type=int, default=0,
+                    help="firmware readers: ms a scan's RF takes on a board, added to "
+                         "each period (hardware/README.md: ~60-140)")
     args = ap.parse_args()
     print("| readers | profile | link | boards | true exposures | false penalty | "
           "false director | missed | wrong | added latency ms (median / max) |")
@@ -274,9 +288,10 @@ def main() -> int:
     for name in args.profiles:
         t0 = time.perf_counter()
         s = evaluate(args.readers, name, args.boards, args.seed, args.speed, args.mishaps,
-                     args.link, args.jobs)
+                     args.link, args.jobs, scan=(args.scan_ms, args.debounce_ms, args.rf_ms))
         print(row(s), flush=True)
-        print(json.dumps({**s, "speed": args.speed,
+        print(json.dumps({**s, "speed": args.speed, "scan": [args.scan_ms, args.debounce_ms,
+                                                              args.rf_ms],
                           "seconds": round(time.perf_counter() - t0, 1)}), file=sys.stderr)
     return 0
 
