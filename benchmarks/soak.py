@@ -146,6 +146,9 @@ def main() -> int:
     ap.add_argument("--tables", type=int, default=16)
     ap.add_argument("--sample-s", type=float, default=10)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--keep", default=None,
+                    help="on a mismatch between alerts and replay, copy the journals, the "
+                         "alerts received and the daemon log here")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="ts-soak-") as tmp:
         work = Path(tmp)
@@ -195,6 +198,16 @@ def main() -> int:
         want: set[str] = set()
         for t in tables:
             want |= replay_alert_ids(work / "journal" / f"{t}.jsonl")
+        if args.keep and want != got:
+            import shutil
+
+            keep = Path(args.keep)
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(work / "journal", keep / "journal", dirs_exist_ok=True)
+            shutil.copy(work / "daemon.log", keep / "daemon.log")
+            (keep / "alerts.jsonl").write_text("".join(
+                json.dumps({"topic": t, "payload": json.loads(p), "at": at}) + "\n"
+                for t, p, at in sub.messages))
         sub.close()
         broker.close()
         lines = sum(j["lines"] for j in st["journal"].values())
