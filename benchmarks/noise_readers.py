@@ -247,6 +247,8 @@ def evaluate(kind: str, profile: str, boards: int, seed: int, speed: float, mish
         "true_exposures": sum(r["exposures"] for r in results),
         "false_penalty_alerts": sum(r["false_penalty"] for r in results),
         "false_director_alerts": sum(r["false_director"] for r in results),
+        "boards_with_false_alerts": sum(1 for r in results
+                                        if r["false_penalty"] + r["false_director"]),
         "missed_exposures": sum(r["missed"] for r in results),
         "wrong_rulings": sum(r["wrong"] for r in results),
         "added_latency_ms_median": statistics.median(lat) if lat else 0,
