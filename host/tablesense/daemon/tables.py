@@ -196,11 +196,10 @@ class TableRuntime:
         if self.engine.board is not None and now > self.engine.now:
             # A tick is a moment on the journal's clock: events applied after it are
             # stamped no earlier, so a replay (which has no ticks, only the next
-            # event's t) decides in the same order. Without this, a frame received
-            # just before the tick but applied just after it (in the queue, or held
-            # for a RESEND) kept its earlier stamp, and a replay put it before a
-            # ruling the tick had made (benchmarks/soak.py caught it: 2 ids in 183
-            # boards numbered differently, a sensor-conflict and a premature play).
+            # event's t) cannot put before a time-made ruling a frame that was
+            # received just before the tick but applied just after it (queued, or
+            # held for a RESEND). (The engine must also take time in the same order
+            # in apply() as in tick(): see the xfail in tests/test_faults.py.)
             self.journal.last_t = max(self.journal.last_t, now)
             self._alerts(self.engine.tick(now))
 
