@@ -109,7 +109,7 @@ class Engine:
             raise InvalidEvent(b.phase if b else "idle", event.type,
                                f"time goes backwards ({event.t} < {self.now})")
         self.now = event.t
-        self._close(self.tracker.take_expired(event.t))
+        self._advance(event.t)
         if not isinstance(event, Observe):
             self._close(self.tracker.take_all())
         handler = getattr(self, "_on_" + event.type)
@@ -118,17 +118,35 @@ class Engine:
 
     def flush(self) -> list[Ruling]:
         """Close every open incident (end of a journal); a conflict still open counts."""
-        if self.board is not None:
-            self._close(self.tracker.take_all())
-            self._confirm_conflicts(self.now + self.tuning.conflict_ms)
+        self._advance(self.now + 10**9)
         return self._take()
 
     def tick(self, now: int) -> list[Ruling]:
         """Time has passed without events: close the incidents whose window is over."""
-        if self.board is not None:
-            self._close(self.tracker.take_expired(now))
-            self._confirm_conflicts(now)
+        self._advance(now)
         return self._take()
+
+    def _advance(self, now: int) -> None:
+        """Close what time has closed by ``now``, in the order it fell due: incident
+        windows, and conflicts that lasted ``conflict_ms``. A daemon ticking between
+        events and a replay of its journal then decide in the same order."""
+        if self.board is None:
+            return
+        while True:
+            due: list[tuple[int, int, str | Group]] = [
+                (g.first_t + g.window + 1, 0, g) for g in self.tracker.groups if g.expired(now)]
+            due += [(first.t + self.tuning.conflict_ms, 1, card)
+                    for card, first in self._conflicts.items()
+                    if card in self.tracker.conflicts
+                    and now - first.t >= self.tuning.conflict_ms]
+            if not due:
+                return
+            _, _, item = min(due, key=lambda d: (d[0], d[1]))
+            if isinstance(item, Group):
+                self.tracker.groups.remove(item)
+                self._close([item])
+            else:
+                self.law.sensor_conflict(self, self._conflicts.pop(item))
 
     def snapshot(self) -> dict[str, Any]:
         b = self.board
