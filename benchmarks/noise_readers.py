@@ -11,7 +11,8 @@ and cross-talk rejection deal with it:
 * ``python``: the demo's Python camera reader (tablesense.demo.pysim.PySimCore);
 * ``rfid`` / ``camera``: the reader firmware itself (firmware/*.py, the code
   the VM and the board run) on the simulated MFRC522s, tags and camera
-  (firmware/sim/vrun.py), here under CPython;
+  (firmware/sim/vrun.py), here under CPython; ``vm-rfid`` / ``vm-camera``:
+  the same in the MicroPython VM, one process per reader;
 
 each on a virtual clock (20 ms scans, as the demo's readers; the firmware's
 period and debounce can be set to a board's: ``--scan-ms``, ``--debounce-ms``,
@@ -92,6 +93,8 @@ def reader_frames(tl: Timeline, seat: str, kind: str, profile: Profile | None,
                 f["rt"] = f.pop("t")
                 out.append(f)
         return out, dict(core.debouncer.suppressed)
+    if kind.startswith("vm-"):
+        return vm_frames(whole, seat, kind[3:], profile, seed, scan)
     vrun = _firmware()
     from sim.world import neighbours  # type: ignore[import-not-found]
 
@@ -102,6 +105,38 @@ def reader_frames(tl: Timeline, seat: str, kind: str, profile: Profile | None,
                           profile.poll_level() if profile is not None else None, seed,
                           others, TAIL_MS, cost_ms)
     return obs, dict(stats["suppressed"])
+
+
+def vm_frames(whole: list[Event], seat: str, kind: str, profile: Profile | None, seed: int,
+              scan: tuple[int, int, int], extra: tuple[str, ...] = ()
+              ) -> tuple[list[Event], dict[str, int]]:
+    """As reader_frames, the firmware running in the MicroPython VM (firmware/sim/vrun.py)."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+
+    import tablesense.codec
+    from tablesense.sim.firmware import find_micropython
+
+    with tempfile.TemporaryDirectory(prefix="ts-noise-vm-") as tmp:
+        d = Path(tmp)
+        shutil.copyfile(tablesense.codec.__file__, d / "codec.py")
+        (d / "s.jsonl").write_text("".join(json.dumps(e) + "\n" for e in whole))
+        argv = [find_micropython(), str(ROOT / "firmware" / "sim" / "vrun.py"), "--seat", seat,
+                "--kind", kind, "--scenario", str(d / "s.jsonl"), "--scan-ms", str(scan[0]),
+                "--debounce-ms", str(scan[1]), "--rf-ms", str(scan[2]), *extra]
+        if profile is not None:
+            (d / "n.json").write_text(json.dumps(profile.poll_level()))
+            argv += ["--noise", str(d / "n.json"), "--noise-seed", str(seed)]
+        env = dict(os.environ, MICROPYPATH=os.pathsep.join(
+            [str(ROOT / "firmware"), str(d), ".frozen"]))
+        out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True,
+                             timeout=3600).stdout
+    lines = [json.loads(x) for x in out.splitlines() if x]
+    stats = lines.pop()["stats"]
+    # the VM's JSON has no tuples: seen_by comes back as a list, as the host decodes it
+    return lines, dict(stats["suppressed"])
 
 
 def deliver(frames: list[Event], profile: Profile | None, rng: random.Random,
@@ -266,7 +301,8 @@ def row(s: dict[str, Any]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--readers", choices=("python", "rfid", "camera"), default="python")
+    ap.add_argument("--readers", choices=("python", "rfid", "camera", "vm-rfid", "vm-camera"),
+                    default="python")
     ap.add_argument("--boards", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--speed", type=float, default=50.0,

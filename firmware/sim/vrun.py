@@ -10,6 +10,8 @@ simulate the RF: for benchmarks and tests, in CPython or in the VM::
 
 prints one JSON line per OBSERVE frame the reader sent: ``{"rt": reader ms,
 ...fields}`` (and a last line ``{"stats": ...}``). ``run()`` returns the same.
+``--hold-ms`` and ``--gone-ms`` override the debouncer's defaults (sweeps);
+``--rf-ms`` is ``scan_cost_ms``.
 ``scan_cost_ms`` adds to each scan period the time a real board's RF takes
 (hardware/README.md: ~60-140 ms), so debouncing is measured at board timings.
 """
@@ -90,9 +92,22 @@ def run(seat, events, kind="rfid", scan_ms=20, debounce_ms=40, noise=None, seed=
 
 
 def main(argv):
+    import debounce
+
     from sim.main import args
     from sim.world import load, load_others
 
+    argv = list(argv)
+    extra = {}
+    for name in ("--hold-ms", "--gone-ms", "--rf-ms"):
+        if name in argv:
+            i = argv.index(name)
+            extra[name] = int(argv[i + 1])
+            del argv[i: i + 2]
+    if "--hold-ms" in extra:  # the debouncer's defaults, for sweeps
+        debounce.HOLD_MS = extra["--hold-ms"]
+    if "--gone-ms" in extra:
+        debounce.GONE_MS = extra["--gone-ms"]
     opts = args(argv)
     kind = opts["--kind"]
     seat = opts["--seat"]
@@ -103,7 +118,8 @@ def main(argv):
             noise = json.load(f)
         others = load_others(opts["--scenario"], seat)
     obs, stats = run(seat, load(opts["--scenario"], seat), kind, int(opts["--scan-ms"]),
-                     int(opts["--debounce-ms"]), noise, int(opts["--noise-seed"]), others)
+                     int(opts["--debounce-ms"]), noise, int(opts["--noise-seed"]), others,
+                     scan_cost_ms=extra.get("--rf-ms", 0))
     for o in obs:
         print(json.dumps(o))
     print(json.dumps({"stats": stats}))
