@@ -63,6 +63,12 @@ if TYPE_CHECKING:
 log = logging.getLogger("tablesense.demo")
 
 BARRIER_S = 4.0  # how long a host step waits for the reader steps before it
+# With a noise profile a reader may report more or fewer changes than the timetable's
+# reader steps (a transit over the table, a play it could not tell from a flicker), so
+# the count of observations is only a guide: wait less, and count a board as played
+# once its last step is this long past.
+NOISY_BARRIER_S = 1.0
+NOISY_BOARD_DONE_MS = 1500
 RULING_WAIT_S = 3.0
 CALIBRATE_S = 15.0
 VM_BOOT_GUESS_MS = 200
@@ -167,6 +173,7 @@ class TableDriver:
                 count += 1
             ends[s.board] = count
         self._readers_by_board = ends  # board -> reader steps up to its end
+        self._board_ends = timeline.board_ends()  # board -> at of its last step
         self.thread = threading.Thread(target=self._run, name=f"driver-{self.table}", daemon=True)
 
     def _wait_until(self, due_ms: int) -> bool:
@@ -179,6 +186,8 @@ class TableDriver:
                 return False
 
     def _barrier(self, count: int, timeout: float) -> bool:
+        if self.club.noisy and not self.calibrate:
+            timeout = min(timeout, NOISY_BARRIER_S)
         deadline = time.monotonic() + timeout
         while self.tail.poll() < count:
             self._count_boards()
@@ -189,6 +198,10 @@ class TableDriver:
 
     def _count_boards(self) -> None:
         done = sum(1 for n, c in self._readers_by_board.items() if self.tail.observes >= c)
+        if self.club.noisy and not self.calibrate:
+            now = now_ms()
+            done = max(done, sum(1 for at in self._board_ends.values()
+                                 if now >= self.anchor + at + NOISY_BOARD_DONE_MS))
         self.boards_done = max(self.boards_done, done)
 
     def _run(self) -> None:
@@ -244,6 +257,8 @@ class TableDriver:
         self._wait_until(end)
         if not self._barrier(total, BARRIER_S) and not self.club.stopping.is_set():
             self.lagging += 1
+        if self.club.noisy and not self.calibrate:
+            self._wait_until(end + NOISY_BOARD_DONE_MS)
         self._count_boards()
 
 
