@@ -127,25 +127,28 @@ class Engine:
         return self._take()
 
     def _advance(self, now: int) -> None:
-        """Close what time has closed by ``now``, in the order it fell due: incident
-        windows, and conflicts that lasted ``conflict_ms``. A daemon ticking between
-        events and a replay of its journal then decide in the same order."""
+        """Close what time has closed by ``now``: incident windows, and conflicts that
+        lasted ``conflict_ms``, taken in the order the incidents began. An incident
+        still open holds back the later ones, so a daemon ticking between events and
+        a replay of its journal decide the same things in the same order."""
         if self.board is None:
             return
         while True:
-            due: list[tuple[int, int, str | Group]] = [
-                (g.first_t + g.window + 1, 0, g) for g in self.tracker.groups if g.expired(now)]
-            due += [(first.t + self.tuning.conflict_ms, 1, card)
-                    for card, first in self._conflicts.items()
-                    if card in self.tracker.conflicts
-                    and now - first.t >= self.tuning.conflict_ms]
-            if not due:
+            open_: list[tuple[int, int, str | Group]] = [
+                (g.first_t, 0, g) for g in self.tracker.groups]
+            open_ += [(first.t, 1, card) for card, first in self._conflicts.items()
+                      if card in self.tracker.conflicts]
+            if not open_:
                 return
-            _, _, item = min(due, key=lambda d: (d[0], d[1]))
+            began, _, item = min(open_, key=lambda d: (d[0], d[1]))
             if isinstance(item, Group):
+                if not item.expired(now):
+                    return
                 self.tracker.groups.remove(item)
                 self._close([item])
             else:
+                if now - began < self.tuning.conflict_ms:
+                    return
                 self.law.sensor_conflict(self, self._conflicts.pop(item))
 
     def snapshot(self) -> dict[str, Any]:
@@ -517,6 +520,8 @@ class Engine:
 
     def _close_table(self, g: Group) -> None:
         assert g.seat is not None
+        if self._display(g.seat):
+            return  # dummy spread right after a lead that was still being closed
         g.items = [o for o in g.items if self._settled(o, ("table", "floor"))]
         if not g.items:
             return
