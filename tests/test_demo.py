@@ -125,6 +125,30 @@ def test_demo_one_table_one_board_embedded_broker() -> None:
 
 
 @pytest.mark.slow
+def test_the_main_job_rules_the_robots_mishaps_and_nothing_else(tmp_path: Path) -> None:
+    """As ./scripts/demo runs it: 2 tables x 3 boards at speed 20, the firmware in 8 VMs.
+
+    Each table's journal replays to exactly the rulings of its timetable: a card
+    reported late (four VMs booted one after another, each on its own clock) would
+    make premature plays and leads out of turn that no robot made.
+    """
+    out = run_demo("--tables", "2", "--boards", "3", "--speed", "20", "--no-dashboard",
+                   "--readers", "vm", "--journal", str(tmp_path), timeout=150)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "firmware in the MicroPython VM" in out.stderr
+    assert "0 late steps, 0 refused" in out.stderr
+    total = 0
+    for table in ("1", "2"):
+        lines = [json.loads(x) for x in (tmp_path / f"{table}.jsonl").read_text().splitlines()
+                 if x]
+        expected = rulings_of(timeline_events(table_timeline(table, 3, 1, 20.0)), table)
+        assert rulings_of(lines, table) == expected, table
+        total += len(expected)
+    assert total > 0
+    assert f"; {total} alerts raised" in out.stderr
+
+
+@pytest.mark.slow
 def test_demo_python_readers_journal_replays_to_the_timetable(tmp_path: Path) -> None:
     seed = "13"  # board 1 at table 1: a lead out of turn, accepted by a robot's decide
     out = run_demo("--tables", "1", "--boards", "1", "--speed", "50", "--seed", seed,

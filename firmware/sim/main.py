@@ -2,13 +2,18 @@
 
     micropython firmware/sim/main.py --seat N --scenario s.jsonl [--kind rfid|camera]
         [--scan-ms 20] [--debounce-ms 40] [--reader-id 1] [--serial SIM-N] [--stats]
-        [--noise profile.json --noise-seed 1]
+        [--noise profile.json --noise-seed 1] [--epoch-ms MS]
 
 ``--noise``: a JSON object of poll-level noise rates (the host's
 ``tablesense.noise.Profile.poll_level()``; sim/noise.py) applied under the
 firmware: the world's tags, the camera and the wire. Cross-talk reads the
 neighbouring seats' lines of the same scenario file. ``--stats`` prints the
 scan count, the noise injected and the firmware's suppressions to stderr.
+``--epoch-ms``: the wall-clock time (ms since the Unix epoch) of scenario
+time 0, so that readers booted one after another play one timetable on one
+clock (a robot's card and the next seat's stay in order however far apart
+the VMs started); without it scenario times count from the VM's boot. The
+frames still carry the reader's own clock.
 
 Frames go to stdout and host frames are read from stdin: the launcher
 (host/tablesense/sim/firmware.py) makes both the master side of a pty, whose
@@ -19,6 +24,7 @@ the directory of the shared codec.py.
 import asyncio
 import json
 import sys
+import time
 
 from camera import CameraScanner
 from cards import CardMap
@@ -38,7 +44,7 @@ ZONES = ("hand", "table", "trick")
 def args(argv):
     opts = {"--seat": "N", "--scenario": "", "--kind": "rfid", "--scan-ms": "20",
             "--debounce-ms": "40", "--reader-id": "", "--serial": "", "--settle-ms": "0",
-            "--autostart": "0", "--noise": "", "--noise-seed": "1"}
+            "--autostart": "0", "--noise": "", "--noise-seed": "1", "--epoch-ms": ""}
     i = 1
     while i < len(argv):
         if argv[i] == "--stats":
@@ -82,6 +88,9 @@ def build(opts):
         autostart=opts["--autostart"] == "1",
     )
     world.clock = reader.now
+    if opts.get("--epoch-ms"):
+        shift = time.time_ns() // 1000000 - int(opts["--epoch-ms"]) - reader.now()
+        world.clock = lambda: reader.now() + shift
     world.polls = lambda: reader.scans
     if isinstance(out, NoisyOut):
         out.clock = reader.now
@@ -123,7 +132,7 @@ def step(world, reader, moved):
     ``moved`` maps each card to (``reader.scans`` when its last event was
     applied, the scans that event's state needs to be reported).
     """
-    now = reader.now()
+    now = world.now()
     while world.next < len(world.events):
         e = world.events[world.next]
         if e.get("t", 0) > now:
@@ -156,7 +165,7 @@ async def drive(world, reader, moved=None):
         due = world.due()
         if due is None:
             return
-        wait = max(1, reader.scan_ms) if held else due - reader.now()
+        wait = max(1, reader.scan_ms) if held else due - world.now()
         await asyncio.sleep_ms(max(1, wait))
 
 

@@ -26,10 +26,11 @@ line and the summary add the glitches the engines suppressed, per seat
 (what the reader health topic publishes as ``suppressed``).
 
 Readers' clocks: the timetable's times are ms from each table's start.
-The Python readers of a table share that zero exactly. A VM counts from its
-own boot; the driver learns where that is from the journal (host receipt
-time ``t`` minus reader time ``rt`` of the first hand cards) before it sends
-the deal, and keeps its steps on that clock.
+The Python readers of a table share that zero exactly. The table's VMs are
+told that zero as a wall-clock instant (``--epoch-ms``) and play their lines
+on it, however long each took to boot; their frames still carry each VM's own
+clock (``rt``). The driver's first barrier waits up to ``CALIBRATE_S`` for
+the VMs to report at all.
 """
 
 from __future__ import annotations
@@ -233,13 +234,12 @@ class TableDriver:
                 self.lagging += 1
                 log.warning("event=demo-lagging table=%s step_at=%d seen=%d want=%d",
                             self.table, step.at, self.tail.observes, step.readers_before)
-            if self.calibrate and step.readers_before > 0 and len(self.tail.offsets) == 4:
-                # the VMs' clocks: the latest-booted reader sets the pace
-                self.anchor = max(self.tail.offsets.values())
+            if self.calibrate and step.readers_before > 0:
+                # the VMs are up and play the timetable on the anchor's clock
                 self.calibrate = False
-                log.info("event=demo-calibrated table=%s anchor=%d", self.table, self.anchor)
-                if not self._wait_until(self.anchor + step.at):
-                    return
+                skew = (max(self.tail.offsets.values()) - min(self.tail.offsets.values())
+                        if self.tail.offsets else 0)
+                log.info("event=demo-readers-up table=%s boot_skew_ms=%d", self.table, skew)
             if step.wait_ruling:
                 deadline = time.monotonic() + RULING_WAIT_S
                 while (runtime.counters["rulings"] <= rulings_seen
@@ -424,6 +424,10 @@ class Club:
                 continue
             from tablesense.sim.firmware import start_reader
 
+            # one clock for the table's four VMs: scenario time 0 is this wall-clock
+            # instant, however long each VM takes to boot (a VM counting from its own
+            # boot would play its seat's cards up to a boot time late, and at speed 20
+            # a card comes every 75 ms: the next seat's card would arrive first)
             anchors[t] = now_ms() + VM_BOOT_GUESS_MS
             for s in SEATS:
                 path = scen_dir / f"table{t}-{s}.jsonl"
@@ -432,7 +436,7 @@ class Club:
                 self.readers.append(start_reader(
                     s, path, kind="camera", serial=f"SIM-{t}-{s}",
                     noise=profile.poll_level() if profile else None,
-                    noise_seed=self._reader_seed(t, s)))
+                    noise_seed=self._reader_seed(t, s), epoch_ms=anchors[t]))
         return anchors
 
     # -- run -----------------------------------------------------------------------

@@ -21,8 +21,11 @@ seat's trick zone within 300 ms were played together). So:
 * a host step waits ``HOST_TO_READER_MS`` before the next reader step
   (the opening lead comes after the final pass has been applied), and a
   reader step ``READER_TO_HOST_MS`` before the next host step;
-* two changes of one card are ``SAME_CARD_MS`` apart (the debounce would
-  merge them), one seat's trick arrivals ``SAME_SEAT_TRICK_MS`` apart;
+* two changes of one card are ``SAME_CARD_MS`` apart: the debounce would
+  merge them, and a card turned where it lies (shown face up in the hand)
+  is reported only after debounce plus hold time, 40 + 150 ms, and a scan
+  or two (firmware/debounce.py); one seat's trick arrivals
+  ``SAME_SEAT_TRICK_MS`` apart;
 * dummy's cards go face up ``SPREAD_AFTER_LEAD_MS`` after the opening lead
   (once the lead is faced they are the display, not an exposure);
 * a ``decide`` that answers a mishap waits for the ruling
@@ -54,7 +57,7 @@ HOST_TO_HOST_MS = 25
 HOST_TO_READER_MS = 400
 READER_TO_HOST_MS = 300
 READER_MIN_MS = 100
-SAME_CARD_MS = 180
+SAME_CARD_MS = 280  # > 40 + 150 ms debounce and hold, and 4 scans of 20 ms
 SAME_SEAT_TRICK_MS = 450
 SPREAD_AFTER_LEAD_MS = 500
 DECIDE_AFTER_MS = 700

@@ -151,6 +151,7 @@ def start_reader(
     die_with_parent: bool = False,
     noise: dict[str, Any] | None = None,
     noise_seed: int = 1,
+    epoch_ms: int | None = None,
 ) -> SimReader:
     """Boot a simulated reader for ``seat`` playing ``scenario_path`` (JSON lines).
 
@@ -165,6 +166,8 @@ def start_reader(
     rates (``tablesense.noise.Profile.poll_level()``) the simulated hardware
     applies under the firmware, seeded by ``noise_seed`` (firmware/sim/noise.py;
     cross-talk reads the neighbouring seats' lines of the same scenario file).
+    ``epoch_ms``: scenario time 0 as wall-clock ms since the epoch instead of the
+    VM's boot, so readers started one after another share one timetable clock.
     """
     if seat not in SEATS:
         raise ValueError(f"seat {seat!r}: expected one of N E S W")
@@ -186,6 +189,8 @@ def start_reader(
     if noise is not None:
         (workdir / "noise.json").write_text(json.dumps(noise))
         argv += ["--noise", str(workdir / "noise.json"), "--noise-seed", str(noise_seed)]
+    if epoch_ms is not None:
+        argv += ["--epoch-ms", str(epoch_ms)]
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(fw), str(workdir), ".frozen"]))
     master, slave = os.openpty()
     try:
