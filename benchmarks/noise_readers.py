@@ -22,14 +22,14 @@ timetables (tablesense.demo.schedule: robots with a mishap on
 fed the whole table (cross-talk needs the neighbours' cards).
 
 The host side is emulated as the daemon's link does it: each frame reaches
-the host 0..``jitter_ms`` late (a reader's frames in order); a frame lost on
-the wire (``reorder``) is noticed at that reader's next frame (an OBSERVE or
-its 1 Hz HEARTBEAT), asked for again and delivered then, with the frames held
-behind it (the link's Sequencer). ``--link nack`` instead asks for it as soon
-as the corrupted frame arrives (a link that answers a bad CRC with RESEND at
-once; not what the daemon does today). Host steps (board, dealt, calls,
-decides) go in at their timetable time plus ``HOST_DELAY_MS`` (the demo's
-driver waits for the readers). Observations and steps, merged by host time,
+the host 0..``jitter_ms`` late (a reader's frames in order); a frame damaged
+on the wire (``reorder``) is asked for again as soon as its bad CRC arrives
+and delivered one round trip later, with the reader's frames held behind it
+(``--link nack``, the default: the daemon's link, daemon/sequence.py).
+``--link gap`` is the link before that: the loss is noticed only at that
+reader's next frame (an OBSERVE or its 1 Hz HEARTBEAT), then asked for.
+Host steps (board, dealt, calls, decides) go in at their timetable time
+plus ``HOST_DELAY_MS`` (the demo's driver waits for the readers). Observations and steps, merged by host time,
 go through the engine; the clean profile's rulings (same readers, same
 timetable) are the reference, compared as tablesense.noise_eval does: a
 noisy penalty/director ruling with no clean twin is false, a clean one with
@@ -310,7 +310,7 @@ def main() -> int:
                          "different seats 100 ms apart)")
     ap.add_argument("--mishaps", type=float, default=0.5)
     ap.add_argument("--profiles", nargs="*", default=[p for p in PROFILES if p != "clean"])
-    ap.add_argument("--link", choices=("now", "nack"), default="now")
+    ap.add_argument("--link", choices=("gap", "nack"), default="nack")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--scan-ms", type=int, default=SCAN_MS,
                     help="firmware readers: the scan period CONFIG asks for (default 20)")

@@ -11,7 +11,8 @@ until a CONFIG for this reader's id arrives; CONFIG {seat, scan_ms,
 debounce_ms (0 = the boot default)} is applied and answered by ACK {ack_seq:
 the CONFIG's seq}, and only then does scanning start. Then OBSERVE per
 committed change, FAULT per new sensor fault, HEARTBEAT every second.
-OBSERVE/FAULT frames are kept in a ring of ``ring`` frames; RESEND {from_seq}
+Every frame but HELLO is kept in a ring of ``ring`` frames (a lost heartbeat
+too, so a RESEND always closes the host's gap at once); RESEND {from_seq}
 sends the kept ones from that seq on again, byte for byte (same seq). A host
 ACK {ack_seq} is cumulative; a kept frame pushed out of the ring before it
 was acked counts in HEARTBEAT ``dropped``.
@@ -72,7 +73,7 @@ class Reader:
         if self.key is not None:
             self.stamp += 1
         frame = codec.encode(mtype, fields, self.reader_id, self.seq, 0, self.key, self.stamp)
-        if mtype in (codec.OBSERVE, codec.FAULT, codec.CALL):
+        if mtype != codec.HELLO:  # HELLO starts the count afresh: never resent
             old = self._ring[self._ri]
             if old is not None and (self.acked < 0 or codec.seq_delta(old[0], self.acked) > 0):
                 self.dropped += 1

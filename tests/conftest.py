@@ -265,7 +265,7 @@ class PtyReader:
     def frame(self, mtype: int, fields: dict[str, object]) -> bytes:
         with self.lock:
             data = self.codec.encode(mtype, fields, reader=self.reader, seq=self.seq)
-            if mtype in (self.codec.OBSERVE, self.codec.CALL, self.codec.FAULT):
+            if mtype != self.codec.HELLO:
                 self.sent[self.seq] = data  # what a reader keeps for RESEND
             self.seq = (self.seq + 1) & 0xFFFF
             return data

@@ -235,6 +235,19 @@ def test_reader_ring_resend_and_config() -> None:
     assert r.seat == "N"
 
 
+def test_reader_keeps_heartbeats_for_resend_but_not_hello() -> None:
+    """A lost heartbeat comes back on RESEND, so the host's gap closes at once."""
+    out = Out()
+    t = [0]
+    r = Reader(Canned(), out, seat="S", ring=8, clock=lambda: t[0], autostart=True)
+    r.hello()
+    r.heartbeat()
+    out.data.clear()
+    assert r.resend(0) == 1
+    got = frames(out)
+    assert [(f.seq, f.mtype) for f in got] == [(1, tablesense.codec.HEARTBEAT)]
+
+
 def test_reader_waits_for_config_and_repeats_hello() -> None:
     out = Out()
     r = Reader(Canned(), out, seat="N")

@@ -182,6 +182,48 @@ def test_gap_asks_for_resend_and_duplicates_are_dropped(pty_readers, links) -> N
     assert c["duplicates"] == 2 and c["gaps"] == 1 and c["resends"] >= 1 and c["lost"] == 0
 
 
+def test_a_damaged_frame_is_asked_for_at_once(pty_readers, links) -> None:
+    """A bad CRC is a frame lost for certain: RESEND goes out before any later frame shows
+    the gap (else the other readers' later cards would overtake it at the engine)."""
+    r = pty_readers(seq=10)
+    r.auto_resend = False
+    link, col = links("S", lambda: r.path, settings=LinkSettings(
+        heartbeat_timeout_ms=5000, resend_timeout_ms=5000, health_interval_ms=100))
+    r.hello()
+    r.observe("SA")
+    assert until(lambda: col.cards() == ["SA"])
+    good = r.frame(codec.OBSERVE, {"seat": "N", "card": "SK", "zone": "trick", "face": "up",
+                                   "level": "at", "t": 0})
+    good_seq = r.seq - 1 & 0xFFFF
+    bad = bytearray(good)
+    bad[len(bad) // 2] ^= 0x01  # one bit flipped on the wire
+    r.write(bytes(bad))
+    r.write(bytes(bad))  # a burst of line noise: still one RESEND
+    assert until(lambda: [f.fields for f in r.host_frames(codec.RESEND)]  # type: ignore[attr-defined]
+                 == [{"from_seq": good_seq}])
+    r.write(good)  # the reader's resend
+    assert until(lambda: col.cards() == ["SA", "SK"])
+    r.observe("SQ")
+    assert until(lambda: col.cards() == ["SA", "SK", "SQ"])
+    c = link.all_counters()
+    assert c["bad_crc"] == 2 and c["nacks"] == 1 and c["gaps"] == 0 and c["lost"] == 0
+
+
+def test_damage_before_anything_arrived_asks_nothing() -> None:
+    s = Sequencer()
+    s.damaged(0)  # line noise as the port opens: no count yet, nothing to ask for
+    assert s.take_resend() is None and s.counters["nacks"] == 0
+    s.accept(codec.Frame(codec.HELLO, {}, seq=3), 1)
+    s.damaged(2)
+    assert s.take_resend() == 4 and s.counters["nacks"] == 1
+    s.damaged(3)  # nothing arrived since the last ask
+    assert s.take_resend() is None
+    o4 = codec.Frame(codec.OBSERVE, {}, seq=4)
+    assert s.accept(o4, 4) == [(o4, 4)]
+    s.damaged(5)
+    assert s.take_resend() == 5 and s.counters["nacks"] == 2
+
+
 def test_gap_never_filled_is_given_up_and_counted() -> None:
     s = Sequencer(resend_timeout_ms=100, max_retries=1)
     f = [codec.Frame(codec.OBSERVE, {"n": i}, seq=i) for i in range(5)]
@@ -195,7 +237,8 @@ def test_gap_never_filled_is_given_up_and_counted() -> None:
 
 
 def test_a_lost_heartbeat_does_not_hold_observations_back() -> None:
-    """Heartbeats are never resent: the first resent frame shows the gap is unfillable."""
+    """A reader that does not keep heartbeats (firmware 0.1.0 did not): the first resent
+    frame shows the gap is unfillable."""
     s = Sequencer(resend_timeout_ms=10_000)
     hb = codec.Frame(codec.HEARTBEAT, {}, seq=5)
     o6, o7, o8 = (codec.Frame(codec.OBSERVE, {}, seq=n) for n in (6, 7, 8))

@@ -4,8 +4,8 @@ The link opens its port (``tablesense.ports.open_port``, so any pyserial URL),
 decodes frames, answers the reader's ``HELLO`` with ``CONFIG`` (its seat
 from the daemon's config, resent until the reader ACKs it), sends cumulative
 ``ACK`` for what it delivered (hardware/protocol.md sections 4-5), puts frames
-back in sequence order (asking for ``RESEND`` on a gap, see
-:mod:`.sequence`) and hands OBSERVE/CALL/FAULT frames to the daemon core
+back in sequence order (asking for ``RESEND`` on a gap, and at once when a
+frame arrives damaged, see :mod:`.sequence`) and hands OBSERVE/CALL/FAULT frames to the daemon core
 through one shared queue.
 
 Liveness: a reader is ``online`` from its first valid frame until no valid
@@ -65,6 +65,8 @@ MAX_BACKLOG = 2000
 BACKLOG_PAUSE_S = 0.02
 # Signature stamps of the host: MAVLink's clock, 10 us units since 2015-01-01 UTC.
 STAMP_EPOCH = 1420070400
+# decode errors that are a frame damaged on the wire (not a forgery: that is a good CRC)
+DAMAGED = frozenset({"bad_crc", "truncated", "oversize", "garbage_bytes"})
 SIGNING_COUNTERS = ("unsigned", "bad_signature", "replayed", "stale_hello")
 
 
@@ -334,6 +336,8 @@ class ReaderLink:
                 for item in decoder.feed(data):
                     if isinstance(item, codec.RemoteProtocolError):
                         self._count_error(item)
+                        if item.kind in DAMAGED:
+                            self.seq.damaged(t)  # a frame lost for certain: ask now
                         continue
                     if item.stamp is not None and not self._fresh(item):
                         self._reader_id = item.reader  # authentic, if old: CONFIG goes there

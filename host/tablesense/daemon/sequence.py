@@ -8,14 +8,19 @@ daemon core in sequence order, exactly once:
 * a number ahead of it (a gap: frames were lost on the wire): held back, and
   a ``RESEND from_seq`` is asked for; when the missing frames arrive the held
   ones follow in order. A reader resends, in order, only the frames it kept
-  (OBSERVE, CALL, FAULT; never HELLO, HEARTBEAT or ACK: hardware/protocol.md
-  section 5), so the first resent frame shows where its buffer starts: any
-  number still missing before it will not come and is given up at once
+  (every frame but HELLO: hardware/protocol.md section 5), so the first
+  resent frame shows where its buffer starts: any number still missing before it will not come and is given up at once
   (counted ``lost``). A resent frame is recognised by being older than the
   newest held one; fresh frames are always newer. If nothing comes, the gap
   is given up after ``max_retries`` further requests;
 * a number behind it, or one already held: a duplicate, dropped;
-* a ``HELLO`` (a reader restart) starts the count afresh.
+* a ``HELLO`` (a reader restart) starts the count afresh;
+* a damaged frame (bad CRC, truncated: ``damaged``) is a frame lost for
+  certain, and the next expected number is asked for at once, not when the
+  reader's next frame shows the gap (which may be its heartbeat, a second
+  later: meanwhile the other readers' frames would overtake the lost one and
+  the engine would see the table's cards in the wrong order). One such ask
+  until a frame arrives: a burst of line noise makes one RESEND.
 
 >>> from tablesense import codec
 >>> s = Sequencer(resend_timeout_ms=500)
@@ -48,7 +53,9 @@ class Sequencer:
         self.resend_from: int | None = None  # set when a RESEND should be sent now
         self._asked_at = 0
         self._retries = 0
-        self.counters = {"gaps": 0, "resends": 0, "duplicates": 0, "lost": 0, "restarts": 0}
+        self._nacked = False  # asked for a damaged frame; nothing arrived since
+        self.counters = {"gaps": 0, "resends": 0, "duplicates": 0, "lost": 0, "restarts": 0,
+                         "nacks": 0}
 
     def reset(self) -> None:
         """Forget the count (a new stream, e.g. the port was reopened)."""
@@ -57,8 +64,20 @@ class Sequencer:
         self.resend_from = None
         self._retries = 0
 
+    def damaged(self, now_ms: int) -> None:
+        """Bytes that were a frame arrived damaged: ask for it now (see the module doc)."""
+        if self.expected is None or self._nacked or self.resend_from is not None:
+            return
+        self._nacked = True
+        self.counters["nacks"] += 1
+        if self.held:
+            self._asked_at = now_ms  # the gap's own ask, again: the retry clock restarts
+        self.resend_from = self.expected
+        self.counters["resends"] += 1
+
     def accept(self, frame: codec.Frame, now_ms: int) -> list[tuple[codec.Frame, int]]:
         """Take one frame received at ``now_ms``; return (frame, received) now deliverable."""
+        self._nacked = False
         if frame.mtype == codec.HELLO:
             if self.expected is not None:
                 self.counters["restarts"] += 1

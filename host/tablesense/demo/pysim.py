@@ -14,7 +14,8 @@ engine see exactly what they would see from a reader board:
   (zone, face, level, seen_by), debounced as the firmware debounces
   (:mod:`tablesense.demo.debounce`, a port of firmware/debounce.py; the
   camera's 0.6 confidence floor as firmware/camera.py);
-* the last 64 OBSERVE frames kept for ``RESEND``; a host ``ACK`` frees them.
+* the last 64 frames but HELLOs kept for ``RESEND`` (as the firmware keeps
+  them); a host ``ACK`` frees them.
 
 With a noise ``profile`` (tablesense.noise) the camera sees the scenario
 through :class:`tablesense.noise.PollNoise`, poll by poll (missed reads,
@@ -233,7 +234,7 @@ class PySimReader:
     def _send(self, mtype: int, fields: dict[str, Any]) -> None:
         with self._lock:
             frame = codec.encode(mtype, fields, reader=self.reader_id, seq=self.seq)
-            if mtype in (codec.OBSERVE, codec.CALL, codec.FAULT):
+            if mtype != codec.HELLO:
                 self._ring[self.seq] = frame
                 while len(self._ring) > RING:
                     self._ring.popitem(last=False)
