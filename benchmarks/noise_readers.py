@@ -29,7 +29,8 @@ and delivered one round trip later, with the reader's frames held behind it
 ``--link gap`` is the link before that: the loss is noticed only at that
 reader's next frame (an OBSERVE or its 1 Hz HEARTBEAT), then asked for.
 Host steps (board, dealt, calls, decides) go in at their timetable time
-plus ``HOST_DELAY_MS`` (the demo's driver waits for the readers). Observations and steps, merged by host time,
+plus ``HOST_DELAY_MS`` (the demo's driver waits for the readers).
+Observations and steps, merged by host time,
 go through the engine; the clean profile's rulings (same readers, same
 timetable) are the reference, compared as tablesense.noise_eval does: a
 noisy penalty/director ruling with no clean twin is false, a clean one with

@@ -9,7 +9,8 @@ daemon core in sequence order, exactly once:
   a ``RESEND from_seq`` is asked for; when the missing frames arrive the held
   ones follow in order. A reader resends, in order, only the frames it kept
   (every frame but HELLO: hardware/protocol.md section 5), so the first
-  resent frame shows where its buffer starts: any number still missing before it will not come and is given up at once
+  resent frame shows where its buffer starts: any number still missing
+  before it will not come and is given up at once
   (counted ``lost``). A resent frame is recognised by being older than the
   newest held one; fresh frames are always newer. If nothing comes, the gap
   is given up after ``max_retries`` further requests;
