@@ -25,7 +25,10 @@ seat's trick zone within 300 ms were played together). So:
   merge them, and a card turned where it lies (shown face up in the hand)
   is reported only after debounce plus hold time, 40 + 150 ms, and a scan
   or two (firmware/debounce.py); one seat's trick arrivals
-  ``SAME_SEAT_TRICK_MS`` apart;
+  ``SAME_SEAT_TRICK_MS`` apart; a card dropped face up on the table is
+  played ``EXPOSED_TO_PLAY_MS`` later at the soonest (sooner, the tracker
+  would take the drop for the card crossing the table on its way to the
+  trick);
 * dummy's cards go face up ``SPREAD_AFTER_LEAD_MS`` after the opening lead
   (once the lead is faced they are the display, not an exposure);
 * a ``decide`` that answers a mishap waits for the ruling
@@ -57,6 +60,10 @@ HOST_TO_HOST_MS = 25
 HOST_TO_READER_MS = 400
 READER_TO_HOST_MS = 300
 READER_MIN_MS = 100
+# a card face up on the table that reaches the trick within the tracker's transit time
+# (Tuning.transit_ms, 500 ms) was a play crossing the table antenna: a robot's dropped
+# card is played at least this long after it fell
+EXPOSED_TO_PLAY_MS = 800
 SAME_CARD_MS = 280  # > 40 + 150 ms debounce and hold, and 4 scans of 20 ms
 SAME_SEAT_TRICK_MS = 450
 SPREAD_AFTER_LEAD_MS = 500
@@ -152,6 +159,9 @@ class _Builder:
         at = self._place("reader", robot_t, floor)
         # spread where one card, or one seat's trick zone, needs room
         at = max(at, self.card_at.get(card, -10**9) + SAME_CARD_MS)
+        was = self.state.get(key)
+        if line["zone"] == "trick" and was is not None and was[0] == "table" and was[1] == "up":
+            at = max(at, self.card_at[card] + EXPOSED_TO_PLAY_MS)
         if line["zone"] == "trick":
             at = max(at, self.trick_at.get(seat, -10**9) + SAME_SEAT_TRICK_MS)
             self.trick_at[seat] = at

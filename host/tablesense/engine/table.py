@@ -69,6 +69,7 @@ class Engine:
             seat: dict.fromkeys(NOISE_COUNTERS, 0) for seat in SEATS}
         self._low: dict[str, Observe] = {}  # card -> an uncorroborated low-confidence reading
         self._conflicts: dict[str, Observe] = {}  # card -> first reading at the second seat
+        self._trick_t = -1 << 62  # when a card last arrived in a trick zone
         self._owners: dict[str, str] = {}  # card -> the seat it was dealt to
         self._owners_of: object = None
         self.code_override = code
@@ -227,6 +228,7 @@ class Engine:
     def _new_deal(self) -> None:
         self._low = {}
         self._conflicts = {}
+        self._trick_t = -1 << 62
         self.tracker.reset()
         self.ob = Obligations()
         self.exposed = {}
@@ -471,14 +473,18 @@ class Engine:
             return
         if o.card in self.played:
             return
-        for g in self.tracker.groups:  # passed over the table antenna on its way
+        # Passed over the table antenna on its way: it reached the trick soon after, and
+        # no other card was played meanwhile (a card dropped face up, then played at its
+        # turn after the others' plays, was exposed before it was played).
+        for g in self.tracker.groups:
             if g.kind == "table" and any(x.card == o.card and o.t - x.t <= self.tuning.transit_ms
-                                         for x in g.items):
+                                         and x.t >= self._trick_t for x in g.items):
                 g.items = [x for x in g.items if x.card != o.card]
                 self.noise[o.seat]["transit"] += 1
         self.tracker.groups = [g for g in self.tracker.groups if g.items]
         self._close(self.tracker.take_holding(o.card))
         self.tracker.join("trick", o)
+        self._trick_t = o.t
 
     def _from_trick(self, o: Observe) -> None:
         b = self.b
@@ -489,7 +495,10 @@ class Engine:
                                                       and not in_open_trick)):
             done = [c for plays, _ in b.tricks[-1:] for _, c in plays]
             if o.card in done or o.card in (c for _, c in b.trick):
-                self._close(self.tracker.take_all())
+                # A card just sensed face up on the table may be a play crossing the
+                # table antenna, reported before its trick zone while this trick is
+                # quitted: the quit leaves it to reach the trick (transit_ms).
+                self._close(self.tracker.take_all(o.t - self.tuning.transit_ms))
                 if b.trick_complete():
                     b.quit_trick()
                     self.law.quitted(self, o.t)

@@ -31,7 +31,9 @@ class Tuning:
     - ``min_conf``: a camera reading below this confidence is acted on only when
       a second reading of the same card, seat, zone and face corroborates it.
     - ``transit_ms``: a card sensed face up on the table that reaches the trick
-      zone within this time only passed over the table antenna on its way.
+      zone within this time, no other card reaching a trick zone meanwhile, only
+      passed over the table antenna on its way. A trick quitted meanwhile does
+      not end its journey.
     - ``dropout_ms``: a card reported gone that comes back to the same place
       within this time never moved (a hand being sorted, a run of missed reads).
     """
@@ -153,8 +155,16 @@ class Tracker:
         self.groups = [g for g in self.groups if not g.expired(t)]
         return done
 
-    def take_all(self) -> list[Group]:
-        done, self.groups = self.groups, []
+    def take_all(self, moving_since: int | None = None) -> list[Group]:
+        """Close every open group; with ``moving_since``, a table group whose cards all
+        came after it stays open (those cards may be on their way to the trick)."""
+        if moving_since is None:
+            done, self.groups = self.groups, []
+        else:
+            keep = [g for g in self.groups
+                    if g.kind == "table" and all(x.t > moving_since for x in g.items)]
+            done = [g for g in self.groups if g not in keep]
+            self.groups = keep
         return sorted(done, key=lambda g: g.first_t)
 
     def take_holding(self, card: str) -> list[Group]:
