@@ -70,6 +70,7 @@ class Engine:
         self._low: dict[str, Observe] = {}  # card -> an uncorroborated low-confidence reading
         self._conflicts: dict[str, Observe] = {}  # card -> first reading at the second seat
         self._trick_t = -1 << 62  # when a card last arrived in a trick zone
+        self._on_turn: set[str] = set()  # cards sensed face up on the table at their turn
         self._owners: dict[str, str] = {}  # card -> the seat it was dealt to
         self._owners_of: object = None
         self.code_override = code
@@ -229,6 +230,7 @@ class Engine:
         self._low = {}
         self._conflicts = {}
         self._trick_t = -1 << 62
+        self._on_turn = set()
         self.tracker.reset()
         self.ob = Obligations()
         self.exposed = {}
@@ -474,11 +476,13 @@ class Engine:
         if o.card in self.played:
             return
         # Passed over the table antenna on its way: it reached the trick soon after, and
-        # no other card was played meanwhile (a card dropped face up, then played at its
-        # turn after the others' plays, was exposed before it was played).
+        # was sensed on the table at its player's turn or no other card was played
+        # meanwhile (a card dropped face up out of turn, then played at its turn after
+        # the others' plays, was exposed before it was played).
         for g in self.tracker.groups:
             if g.kind == "table" and any(x.card == o.card and o.t - x.t <= self.tuning.transit_ms
-                                         and x.t >= self._trick_t for x in g.items):
+                                         and (x.t >= self._trick_t or x.card in self._on_turn)
+                                         for x in g.items):
                 g.items = [x for x in g.items if x.card != o.card]
                 self.noise[o.seat]["transit"] += 1
         self.tracker.groups = [g for g in self.tracker.groups if g.items]
@@ -509,6 +513,13 @@ class Engine:
         self._close(self.tracker.take_all())
         self.law.withdrawn(self, o)
 
+    def _turn_now(self) -> str | None:
+        """Whose turn it is to play, counting the cards still in an open trick group."""
+        for g in reversed(self.tracker.groups):
+            if g.kind == "trick" and g.items:
+                return lho(g.items[-1].seat)
+        return self.b.next_to_play()
+
     def _to_table(self, o: Observe, prev: Position | None) -> None:
         if prev and prev.zone in ("table", "floor") and prev.face == "up":
             return
@@ -516,6 +527,10 @@ class Engine:
             return
         self._close(self.tracker.take_holding(o.card))
         self.tracker.join("table", o)
+        if o.seat == self._turn_now():
+            self._on_turn.add(o.card)
+        else:
+            self._on_turn.discard(o.card)
 
     # -- incidents -----------------------------------------------------------------
     def _close(self, groups: list[Group]) -> None:

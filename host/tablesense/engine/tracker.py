@@ -31,8 +31,9 @@ class Tuning:
     - ``min_conf``: a camera reading below this confidence is acted on only when
       a second reading of the same card, seat, zone and face corroborates it.
     - ``transit_ms``: a card sensed face up on the table that reaches the trick
-      zone within this time, no other card reaching a trick zone meanwhile, only
-      passed over the table antenna on its way. A trick quitted meanwhile does
+      zone within this time, sensed on the table at its player's turn or no
+      other card reaching a trick zone meanwhile, only passed over the table
+      antenna on its way. A trick quitted meanwhile does
       not end its journey.
     - ``dropout_ms``: a card reported gone that comes back to the same place
       within this time never moved (a hand being sorted, a run of missed reads).
