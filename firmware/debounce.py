@@ -38,7 +38,9 @@ a change. Each scan's reading of a card passes three filters:
    of reach while the hand is sorted). That asymmetry is the hysteresis.
 
 The defaults come from measurements in the VM (BENCHMARKS.md, "Noise at
-the readers").
+the readers"). A board overrides them with ``noise.txt`` on its flash
+(``tune``): lines ``hold_ms 150``, ``gone_ms 400``, ``min_conf 0.6``; the
+host's CONFIG sets ``debounce_ms`` (``ms``).
 """
 
 from cards import card_order
@@ -55,10 +57,35 @@ MIN_CONF = 0.6
 DEAL = 13
 
 
+def tune(text):
+    """Apply ``noise.txt`` lines (``hold_ms 150``, ``gone_ms 400``, ``min_conf 0.6``; ``#``
+    comments) to this module's defaults; return the numbers of the lines not applied."""
+    global HOLD_MS, GONE_MS, MIN_CONF
+    bad = []
+    for no, line in enumerate(text.split("\n"), 1):
+        kv = line.split("#")[0].split()
+        if not kv:
+            continue
+        try:
+            k, v = kv
+            v = float(v)
+            if k == "hold_ms" and v >= 0:
+                HOLD_MS = int(v)
+            elif k == "gone_ms" and v >= 0:
+                GONE_MS = int(v)
+            elif k == "min_conf" and 0 <= v <= 1:
+                MIN_CONF = v
+            else:
+                raise ValueError
+        except ValueError:
+            bad.append(no)
+    return bad
+
+
 class Debouncer:
     def __init__(self, ms=60, min_scans=2, gone_scans=3, gone_ms=None, hold_ms=None,
-                 min_conf=MIN_CONF):
-        self.min_conf = min_conf
+                 min_conf=None):
+        self.min_conf = MIN_CONF if min_conf is None else min_conf
         self.configure(ms, min_scans, gone_scans, gone_ms, hold_ms)
         self.state = {}  # card -> committed state (absent = gone)
         self._pend = {}  # card -> [state, scans, first_ms]

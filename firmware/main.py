@@ -9,11 +9,15 @@ GP22; IR distance sensor on ADC0 (GP26). Frames go out over USB CDC
 optional: the host's CONFIG sets the seat, and tags carry their card code.
 ``key.txt`` (hex, the same key as the host's ``tables.<t>.readers.<seat>.key``)
 makes the reader sign its frames (hardware/protocol.md section 2a).
+``noise.txt`` (``hold_ms``, ``gone_ms``, ``min_conf`` lines) overrides the
+debouncer's noise defaults (debounce.py, ``tune``); a line it cannot apply
+is skipped, the default kept.
 """
 
 import asyncio
 import sys
 
+import debounce
 import machine
 import micropython
 from cards import CardMap
@@ -35,6 +39,7 @@ def read_file(name, default):
 
 
 def build():
+    debounce.tune(read_file("noise.txt", ""))  # before the Reader makes its Debouncer
     rst = Pin(22, Pin.OUT, value=1)  # noqa: F841  (held high: chips out of hard power-down)
     spi = SPI(0, baudrate=10_000_000, polarity=0, phase=0, sck=Pin(18), mosi=Pin(19), miso=Pin(16))
     antennas = [(zone, MFRC522SPI(spi, Pin(cs, Pin.OUT, value=1))) for zone, cs in ANTENNAS]
