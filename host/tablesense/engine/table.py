@@ -19,7 +19,14 @@ from tablesense.engine.board import Board
 from tablesense.engine.errors import EngineError, InvalidEvent
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
-from tablesense.engine.tracker import NOISE_COUNTERS, Group, Position, Tracker, Tuning
+from tablesense.engine.tracker import (
+    NOISE_COUNTERS,
+    TOGETHER_MS,
+    Group,
+    Position,
+    Tracker,
+    Tuning,
+)
 from tablesense.events import (
     BoardStart,
     Call,
@@ -479,16 +486,22 @@ class Engine:
         # was sensed on the table at its player's turn or no other card was played
         # meanwhile (a card dropped face up out of turn, then played at its turn after
         # the others' plays, was exposed before it was played).
+        transit = False
         for g in self.tracker.groups:
             if g.kind == "table" and any(x.card == o.card and o.t - x.t <= self.tuning.transit_ms
                                          and (x.t >= self._trick_t or x.card in self._on_turn)
                                          for x in g.items):
                 g.items = [x for x in g.items if x.card != o.card]
                 self.noise[o.seat]["transit"] += 1
+                transit = True
         self.tracker.groups = [g for g in self.tracker.groups if g.items]
         self._close(self.tracker.take_holding(o.card))
         self.tracker.join("trick", o)
         self._trick_t = o.t
+        if transit:  # the trick waited for it (_to_table): no longer
+            for g in self.tracker.groups:
+                if g.kind == "trick":
+                    g.window = min(g.window, max(TOGETHER_MS, o.t - g.first_t))
 
     def _from_trick(self, o: Observe) -> None:
         b = self.b
@@ -529,6 +542,9 @@ class Engine:
         self.tracker.join("table", o)
         if o.seat == self._turn_now():
             self._on_turn.add(o.card)
+            for g in self.tracker.groups:
+                if g.kind == "trick":  # the trick waits for this play crossing the table
+                    g.window = max(g.window, o.t - g.first_t + self.tuning.transit_ms)
         else:
             self._on_turn.discard(o.card)
 
