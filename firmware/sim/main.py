@@ -144,8 +144,15 @@ def step(world, reader, moved):
             if m is not None and reader.scans - m[0] < m[1]:
                 return True
             moved[card] = (reader.scans, hold_scans(reader, world.cards.get(card), e))
+        below = world.below()
         world.apply(e)
         world.next += 1
+        if world.below() != below:
+            # the level sensor moved every card on the hand antenna (hand <-> floor):
+            # their next moves wait for those reports too
+            for c, ce in world.cards.items():
+                if ce.get("zone") in ("hand", "floor") and c != card:
+                    moved[c] = (reader.scans, hold_scans(reader, ce, ce))
     return False
 
 
