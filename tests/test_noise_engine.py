@@ -89,3 +89,42 @@ def test_an_rfid_reader_quits_a_trick_without_seeing_faces() -> None:
     rulings, eng = run(s)
     assert rulings == []
     assert eng.board is not None and eng.board.trick == [] and eng.board.quitted
+
+
+def test_a_play_crossing_the_table_survives_a_late_quit() -> None:
+    """West's card is sensed face up on the table on its way to the trick, and North's
+    quit of the last trick arrives meanwhile: still a play, no exposure."""
+    s = Script("duplicate-2017").dealt().auction("1N P 3N P P P").play("E:CK")
+    s.spread("S", DEAL["S"])
+    s.play("S:CA W:CJ N:C3").quit("E:CK S:CA W:CJ N:C3")
+    s.play("S:S3 W:S4 N:ST E:SJ").quit("S:S3 W:S4 E:SJ")  # North's quit comes late
+    s.obs("E", "C9", "trick", gap=100).obs("S", "CQ", "trick", gap=100)
+    s.obs("W", "H5", "table", gap=60).obs("N", "ST", "table", "down", gap=60)
+    s.obs("W", "H5", "trick", gap=1500)
+    rulings, eng = run(s.play("N:C6"))
+    assert rulings == []
+    assert eng.noise["W"]["transit"] == 1
+    assert eng.board is not None and eng.board.tricks[-1][0][2] == ("W", "H5")
+
+
+def test_the_trick_waits_for_a_play_crossing_the_table() -> None:
+    """North's card reaches the trick before West's, which was sensed crossing the table at
+    West's turn: West played first, North did not play early."""
+    s = east_on_lead().obs("E", "C9", "trick", gap=100).obs("S", "CQ", "trick", gap=100)
+    s.obs("W", "H5", "table", gap=60).obs("N", "C6", "trick", gap=60)
+    s.obs("W", "H5", "trick", gap=1500)
+    rulings, eng = run(s)
+    assert rulings == []
+    assert eng.board is not None
+    assert [p for p, _ in eng.board.tricks[-1][0]] == ["E", "S", "W", "N"]
+
+
+def test_a_card_dropped_out_of_turn_then_played_soon_is_still_exposed() -> None:
+    """West drops the H5 face up while his partner East is on lead, then plays it at his
+    turn 450 ms later: the plays in between show it was no play crossing the table."""
+    s = east_on_lead().obs("W", "H5", "table", gap=150).obs("E", "C9", "trick", gap=150)
+    s.obs("S", "CQ", "trick", gap=150).obs("W", "H5", "trick", gap=1500)
+    rulings, eng = run(s.play("N:C6"))
+    assert [(r.kind, r.offender, r.cards) for r in rulings] == [
+        ("minor-penalty-card", "W", ("H5",))]
+    assert eng.noise["W"]["transit"] == 0
