@@ -31,7 +31,7 @@ import codec
 from debounce import Debouncer
 from ticks import ticks_diff, ticks_ms
 
-FIRMWARE = "0.1.0"
+FIRMWARE = "0.2.0"  # 0.2.0: every frame but HELLO kept for RESEND; noise.txt
 HEARTBEAT_MS = 1000
 
 

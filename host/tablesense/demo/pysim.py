@@ -215,7 +215,7 @@ class PySimReader:
         while not self._stop.is_set():
             mono = time.monotonic()
             if not self.configured and mono >= next_hello:
-                self._send(codec.HELLO, {"kind": "camera", "firmware": "0.1.0",
+                self._send(codec.HELLO, {"kind": "camera", "firmware": "0.2.0",
                                          "capabilities": CAPABILITIES, "serial": self.serial})
                 next_hello = mono + HEARTBEAT_MS / 1000
             if mono >= next_beat:
