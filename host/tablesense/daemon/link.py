@@ -5,8 +5,8 @@ decodes frames, answers the reader's ``HELLO`` with ``CONFIG`` (its seat
 from the daemon's config, resent until the reader ACKs it), sends cumulative
 ``ACK`` for what it delivered (hardware/protocol.md sections 4-5), puts frames
 back in sequence order (asking for ``RESEND`` on a gap, and at once when a
-frame arrives damaged, see :mod:`.sequence`) and hands OBSERVE/CALL/FAULT frames to the daemon core
-through one shared queue.
+frame arrives damaged, see :mod:`.sequence`) and hands OBSERVE/CALL/FAULT
+frames to the daemon core through one shared queue.
 
 Liveness: a reader is ``online`` from its first valid frame until no valid
 frame has come for ``heartbeat_timeout_ms`` (readers beat at 1 Hz; the

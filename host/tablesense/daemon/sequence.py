@@ -10,10 +10,10 @@ daemon core in sequence order, exactly once:
   ones follow in order. A reader resends, in order, only the frames it kept
   (every frame but HELLO: hardware/protocol.md section 5), so the first
   resent frame shows where its buffer starts: any number still missing
-  before it will not come and is given up at once
-  (counted ``lost``). A resent frame is recognised by being older than the
-  newest held one; fresh frames are always newer. If nothing comes, the gap
-  is given up after ``max_retries`` further requests;
+  before it will not come and is given up at once (counted ``lost``). A
+  resent frame is recognised by being older than the newest held one; fresh
+  frames are always newer. If nothing comes, the gap is given up after
+  ``max_retries`` further requests;
 * a number behind it, or one already held: a duplicate, dropped;
 * a ``HELLO`` (a reader restart) starts the count afresh;
 * a damaged frame (bad CRC, truncated: ``damaged``) is a frame lost for
@@ -71,10 +71,7 @@ class Sequencer:
             return
         self._nacked = True
         self.counters["nacks"] += 1
-        if self.held:
-            self._asked_at = now_ms  # the gap's own ask, again: the retry clock restarts
-        self.resend_from = self.expected
-        self.counters["resends"] += 1
+        self._ask(now_ms)  # with a gap held, its retry clock restarts
 
     def accept(self, frame: codec.Frame, now_ms: int) -> list[tuple[codec.Frame, int]]:
         """Take one frame received at ``now_ms``; return (frame, received) now deliverable."""

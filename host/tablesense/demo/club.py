@@ -29,7 +29,7 @@ Readers' clocks: the timetable's times are ms from each table's start.
 The Python readers of a table share that zero exactly. The table's VMs are
 told that zero as a wall-clock instant (``--epoch-ms``) and play their lines
 on it, however long each took to boot; their frames still carry each VM's own
-clock (``rt``). The driver's first barrier waits up to ``CALIBRATE_S`` for
+clock (``rt``). The driver's first barrier waits up to ``BOOT_WAIT_S`` for
 the VMs to report at all.
 """
 
@@ -71,7 +71,7 @@ BARRIER_S = 4.0  # how long a host step waits for the reader steps before it
 NOISY_BARRIER_S = 1.0
 NOISY_BOARD_DONE_MS = 1500
 RULING_WAIT_S = 3.0
-CALIBRATE_S = 15.0
+BOOT_WAIT_S = 15.0
 VM_BOOT_GUESS_MS = 200
 # 4 VMs a table. Measured here: each VM ~0.8% of a core and ~13 MB resident (a
 # 24-board scenario included), so more would fit; past two tables the Python
@@ -154,12 +154,12 @@ def now_ms() -> int:
 class TableDriver:
     """Sends one table's host steps on time, behind its reader steps."""
 
-    def __init__(self, club: Club, timeline: Timeline, anchor_ms: int, calibrate: bool) -> None:
+    def __init__(self, club: Club, timeline: Timeline, anchor_ms: int, booting: bool) -> None:
         self.club = club
         self.tl = timeline
         self.table = timeline.table
         self.anchor = anchor_ms  # host epoch ms of the table's demo-clock zero
-        self.calibrate = calibrate
+        self.booting = booting  # VMs not yet heard from: the first barrier waits longer
         self.tail = JournalTail(journal_path(club.journal_dir, self.table))
         self.boards_done = 0
         self.board = 0
@@ -187,7 +187,7 @@ class TableDriver:
                 return False
 
     def _barrier(self, count: int, timeout: float) -> bool:
-        if self.club.noisy and not self.calibrate:
+        if self.club.noisy and not self.booting:
             timeout = min(timeout, NOISY_BARRIER_S)
         deadline = time.monotonic() + timeout
         while self.tail.poll() < count:
@@ -199,7 +199,7 @@ class TableDriver:
 
     def _count_boards(self) -> None:
         done = sum(1 for n, c in self._readers_by_board.items() if self.tail.observes >= c)
-        if self.club.noisy and not self.calibrate:
+        if self.club.noisy and not self.booting:
             now = now_ms()
             done = max(done, sum(1 for at in self._board_ends.values()
                                  if now >= self.anchor + at + NOISY_BOARD_DONE_MS))
@@ -224,19 +224,19 @@ class TableDriver:
                 continue
             if not self._wait_until(self.anchor + step.at):
                 return
-            if not self._barrier(step.readers_before, CALIBRATE_S if self.calibrate
+            if not self._barrier(step.readers_before, BOOT_WAIT_S if self.booting
                                  else BARRIER_S):
                 if self.club.stopping.is_set():
                     return
-                if self.calibrate:
+                if self.booting:
                     raise DemoError(f"table {self.table}: the readers reported nothing in "
-                                    f"{CALIBRATE_S:.0f} s")
+                                    f"{BOOT_WAIT_S:.0f} s")
                 self.lagging += 1
                 log.warning("event=demo-lagging table=%s step_at=%d seen=%d want=%d",
                             self.table, step.at, self.tail.observes, step.readers_before)
-            if self.calibrate and step.readers_before > 0:
+            if self.booting and step.readers_before > 0:
                 # the VMs are up and play the timetable on the anchor's clock
-                self.calibrate = False
+                self.booting = False
                 skew = (max(self.tail.offsets.values()) - min(self.tail.offsets.values())
                         if self.tail.offsets else 0)
                 log.info("event=demo-readers-up table=%s boot_skew_ms=%d", self.table, skew)
@@ -257,7 +257,7 @@ class TableDriver:
         self._wait_until(end)
         if not self._barrier(total, BARRIER_S) and not self.club.stopping.is_set():
             self.lagging += 1
-        if self.club.noisy and not self.calibrate:
+        if self.club.noisy and not self.booting:
             self._wait_until(end + NOISY_BOARD_DONE_MS)
         self._count_boards()
 
@@ -356,8 +356,8 @@ class Club:
             daemon = Daemon(parse_config(config, source="demo", base_dir=self.journal_dir))
             daemon.start()
         self.daemon = daemon
-        calibrate = self.reader_kind == "vm"
-        self.drivers = [TableDriver(self, self.timelines[t], anchors[t], calibrate)
+        booting = self.reader_kind == "vm"
+        self.drivers = [TableDriver(self, self.timelines[t], anchors[t], booting)
                         for t in self.tables]
         for d in self.drivers:
             d.thread.start()

@@ -33,8 +33,7 @@ class Tuning:
     - ``transit_ms``: a card sensed face up on the table that reaches the trick
       zone within this time, sensed on the table at its player's turn or no
       other card reaching a trick zone meanwhile, only passed over the table
-      antenna on its way. A trick quitted meanwhile does
-      not end its journey.
+      antenna on its way. A trick quitted meanwhile does not end its journey.
     - ``dropout_ms``: a card reported gone that comes back to the same place
       within this time never moved (a hand being sorted, a run of missed reads).
     """
@@ -148,13 +147,6 @@ class Tracker:
                 g.items.append(o)
                 return
         self.groups.append(Group(kind, seat, o.t, window, [o]))
-
-    def take_expired(self, t: int) -> list[Group]:
-        if not self.groups or (not self.groups[0].expired(t) and len(self.groups) == 1):
-            return []
-        done = [g for g in self.groups if g.expired(t)]
-        self.groups = [g for g in self.groups if not g.expired(t)]
-        return done
 
     def take_all(self, moving_since: int | None = None) -> list[Group]:
         """Close every open group; with ``moving_since``, a table group whose cards all
