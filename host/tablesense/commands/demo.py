@@ -57,8 +57,9 @@ def register(subparsers: Any) -> None:
                    help="the readers sense the play through this noise profile: clean "
                         "(default), club, hostile or a TOML file (tablesense.noise); the "
                         "summary adds the glitches the host suppressed, per seat. At a high "
-                        "--speed plays come faster than a frame lost on the wire is asked "
-                        "for again (up to a second): expect false alerts (BENCHMARKS.md)")
+                        "--speed the next play can come before a reader has settled the "
+                        "last one (a card quitted across a zone boundary, up to 0.45 s): "
+                        "expect a few false alerts (BENCHMARKS.md)")
     p.add_argument("--log-level", default="warning",
                    choices=("debug", "info", "warning", "error"))
     p.set_defaults(func=run)

@@ -51,6 +51,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablesense.engine.tracker import Tuning
 from tablesense.robots import MISHAPS, Board
 
 SEATS = ("N", "E", "S", "W")
@@ -61,9 +62,9 @@ HOST_TO_READER_MS = 400
 READER_TO_HOST_MS = 300
 READER_MIN_MS = 100
 # a card face up on the table that reaches the trick within the tracker's transit time
-# (Tuning.transit_ms, 500 ms) was a play crossing the table antenna: a robot's dropped
-# card is played at least this long after it fell
-EXPOSED_TO_PLAY_MS = 800
+# was a play crossing the table antenna: a robot's dropped card is played at least
+# this long after it fell (with 300 ms for the readers' latency)
+EXPOSED_TO_PLAY_MS = Tuning().transit_ms + 300
 SAME_CARD_MS = 280  # > 40 + 150 ms debounce and hold, and 4 scans of 20 ms
 SAME_SEAT_TRICK_MS = 450
 SPREAD_AFTER_LEAD_MS = 500
