@@ -20,6 +20,7 @@ import time
 
 from tablesense.engine import Engine, Ruling
 from tablesense.events import parse_event
+from tablesense.laws import CODES
 from tablesense.replay import replay_lines
 from tablesense.robots import MISHAPS, Board
 
@@ -56,7 +57,7 @@ def main() -> int:
         rulings = sum(1 for r in replay_lines(lines) if isinstance(r, Ruling))
         full.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        eng = Engine()
+        eng = Engine(codes=CODES)
         for e in events:
             eng.apply(e)
         eng.flush()

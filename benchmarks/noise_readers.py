@@ -55,6 +55,7 @@ from tablesense.demo.schedule import SEATS, Timeline, table_timeline
 from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.engine.tracker import THROWN_MS
 from tablesense.events import parse_event
+from tablesense.laws import CODES
 from tablesense.noise import PROFILES, Profile, load_profile
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,7 +205,7 @@ def play(tl: Timeline, kind: str, profile: Profile | None, seed: int, link: str,
         if s.kind == "host":
             items.append((s.at + HOST_DELAY_MS, 0, {"v": 1, **s.event}))
     items.sort(key=lambda x: (x[0], x[1]))
-    eng = Engine(table=tl.table, code=code)
+    eng = Engine(table=tl.table, code=code, codes=CODES)
     made: list[Ruling] = []
     emitted: dict[str, int] = {}
     now = 0

@@ -49,6 +49,7 @@ from harness import (
 from tablesense import codec
 from tablesense.engine import Engine, EngineError
 from tablesense.journal import JournalError, read_journal
+from tablesense.laws import CODES
 from tablesense.robots import MISHAPS
 from tablesense.robots import Board as RobotBoard
 
@@ -114,7 +115,7 @@ class TablePlayer(threading.Thread):
 
 
 def replay_alert_ids(path: Path) -> set[str]:
-    eng = Engine()
+    eng = Engine(codes=CODES)
     ids: set[str] = set()
     for _, item in read_journal(str(path)):
         if isinstance(item, JournalError):

@@ -42,7 +42,7 @@ def test_every_old_code_has_scenarios() -> None:
 
 
 def _engine(code: str, lines: list[dict[str, object]]) -> Engine:
-    eng = Engine()
+    eng = Engine(codes=CODES)
     for i, ev in enumerate(lines):
         eng.apply(parse_event({"v": 1, "t": 1000 + 1500 * i, **ev}))
     return eng

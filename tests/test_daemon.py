@@ -17,6 +17,7 @@ from tablesense.daemon.core import Daemon
 from tablesense.engine import Engine
 from tablesense.engine.tracker import NOISE_COUNTERS
 from tablesense.events import parse_event
+from tablesense.laws import CODES
 
 # the contract's worked example (../shared/spec/examples), kept here so CI needs no shared/
 EXAMPLE = Path(__file__).parent / "data" / "contract-minor-penalty-card.jsonl"
@@ -47,7 +48,7 @@ def journal(tmp_path: Path) -> list[dict[str, Any]]:
 
 def alerts_of_replay(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the engine makes of the daemon's own journal (replay skips rejected lines)."""
-    eng = Engine(table="1")
+    eng = Engine(table="1", codes=CODES)
     out = []
     for obj in lines:
         if obj["type"] == "rejected":

@@ -31,6 +31,7 @@ from tablesense.demo.schedule import (
 )
 from tablesense.engine import Engine
 from tablesense.events import parse_event
+from tablesense.laws import CODES
 
 EXE = str(Path(sys.executable).with_name("tablesense"))
 
@@ -39,7 +40,7 @@ Ruled = tuple[str, str, tuple[str, ...]]
 
 
 def rulings_of(events: list[dict[str, Any]], table: str = "1") -> list[Ruled]:
-    eng = Engine(table=table)
+    eng = Engine(table=table, codes=CODES)
     out = []
     for ev in events:
         out += eng.apply(parse_event(ev))

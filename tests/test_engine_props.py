@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablesense.engine import Ruling
+from tablesense.laws import CODES
 from tablesense.replay import replay_lines
 from tablesense.robots import MISHAPS, Board
 
@@ -121,7 +122,7 @@ def test_deal_inferred_when_each_reader_holds_13() -> None:
     from tablesense.robots import deal
 
     hands = deal(random.Random(5))
-    eng = Engine()
+    eng = Engine(codes=CODES)
     t = 0
     events = [{"type": "board", "table": "2", "board": 3, "dealer": "E"},
               {"type": "setup", "step": "deal"}]

@@ -32,6 +32,7 @@ from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.engine import Engine, EngineError
 from tablesense.journal import JournalError, read_journal
+from tablesense.laws import CODES
 
 SEATS = "NESW"
 DECK = [s + r for s in "SHDC" for r in "AKQJT98765432"]
@@ -131,7 +132,7 @@ def ids_of(received: list[dict[str, Any]], kind_prefix: str = "1-1-") -> set[str
 
 def replay(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A clean replay of a journal: its alerts (penalty, director) and the final state."""
-    eng = Engine(table="1")
+    eng = Engine(table="1", codes=CODES)
     out = []
     for _, item in read_journal(str(path)):
         if isinstance(item, JournalError):
@@ -530,7 +531,7 @@ def rulings_with_ticks(lines: list[dict[str, Any]], step: int | None) -> list[tu
     daemon's core does (its ticks never run ahead of the next event's stamp)."""
     from tablesense.events import parse_event
 
-    eng = Engine()
+    eng = Engine(codes=CODES)
     out = []
     prev = None
     for o in lines:

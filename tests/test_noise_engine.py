@@ -10,6 +10,7 @@ from pathlib import Path
 from tablesense.engine import Engine, Ruling
 from tablesense.engine.tracker import Tuning
 from tablesense.events import parse_event
+from tablesense.laws import CODES
 
 sys.path.insert(0, str(Path(__file__).parent / "scenarios"))
 from script import DEAL, Script
@@ -23,7 +24,7 @@ def east_on_lead() -> Script:
 
 
 def run(s: Script, tuning: Tuning | None = None) -> tuple[list[Ruling], Engine]:
-    eng = Engine(tuning=tuning)
+    eng = Engine(tuning=tuning, codes=CODES)
     out: list[Ruling] = []
     for line in s.lines:
         out += eng.apply(parse_event(json.loads(json.dumps(line))))

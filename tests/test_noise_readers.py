@@ -24,6 +24,7 @@ from tablesense.demo.pysim import PySimReader
 from tablesense.demo.schedule import Step, Timeline, table_timeline
 from tablesense.engine import Engine
 from tablesense.events import parse_event
+from tablesense.laws import CODES
 
 EXE = str(Path(sys.executable).with_name("tablesense"))
 SEED = 338  # table 1, board 1: West shows the DA to partner at trick 2 (major penalty card)
@@ -41,7 +42,7 @@ def events_of(tl: Timeline) -> list[dict[str, Any]]:
 
 
 def rulings_of(events: list[dict[str, Any]]) -> list[tuple[int, Ruled]]:
-    eng = Engine(table="1")
+    eng = Engine(table="1", codes=CODES)
     out = []
     for ev in events:
         out += [(ev["t"], r) for r in eng.apply(parse_event(ev))]

@@ -19,6 +19,7 @@ from typing import Any
 from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.engine.tracker import THROWN_MS, Tuning
 from tablesense.events import parse_event
+from tablesense.laws import CODES
 from tablesense.noise import NoiseModel, Profile
 from tablesense.robots import MISHAPS, Board
 
@@ -60,7 +61,7 @@ def rulings_of(events: list[dict[str, Any]], tuning: Tuning | None,
                emitted: dict[str, int] | None = None) -> list[Ruling]:
     """Non-info rulings; ``emitted`` gets each ruling's id -> the time it came out
     (the event that closed its incident, as a daemon's clock would see it)."""
-    eng = Engine(tuning=tuning)
+    eng = Engine(tuning=tuning, codes=CODES)
     out: list[Ruling] = []
     for ev in events:
         try:

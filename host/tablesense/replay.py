@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.events import BoardStart, Event
 from tablesense.journal import JournalError, parse_lines
+from tablesense.laws import CODES
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ def replay_steps(lines: Iterable[str], code: str | None = None) -> Iterator[Step
         if isinstance(item, BoardStart):
             if current is not None:
                 yield Step(current, None, current.flush())
-            current = engines.setdefault(item.table, Engine(code=code))
+            current = engines.setdefault(item.table, Engine(code=code, codes=CODES))
         if current is None:
             yield Step(None, None, [],
                        f"line {no}: field type: a {item.type} event before any board event")

@@ -42,6 +42,7 @@ from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.engine.tracker import Tuning
 from tablesense.events import COMMAND_TYPES, EVENT_TYPES, Event, EventError, parse_event
 from tablesense.journal import JournalError, read_journal
+from tablesense.laws import CODES
 
 log = logging.getLogger("tablesense.table")
 
@@ -61,7 +62,7 @@ class TableRuntime:
                  topics: Topics, kick: Callable[[], None] = lambda: None,
                  tuning: Tuning | None = None) -> None:
         self.name = name
-        self.engine = Engine(table=name, code=code, tuning=tuning)
+        self.engine = Engine(table=name, code=code, tuning=tuning, codes=CODES)
         self.journal = journal
         self.outbox = outbox
         self.topics = topics

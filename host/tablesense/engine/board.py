@@ -245,20 +245,46 @@ class Board:
         self.turn = winner
         return winner
 
-    def take_back(self, seat: str, card: str) -> bool:
-        """Withdraw ``seat``'s card from the current, incomplete trick.
+    def take_back(self, seat: str, card: str, keep_place: bool = True) -> bool:
+        """Withdraw ``seat``'s card from the current trick, a complete one not yet
+        quitted included (its result is undone).
 
-        A card that ``seat`` then plays takes the withdrawn card's place.
+        With ``keep_place`` a card that ``seat`` then plays takes the withdrawn
+        card's place.
         """
-        if (seat, card) in self.trick and not self.trick_complete():
-            idx = self.trick.index((seat, card))
-            del self.trick[idx]
-            self.hands[seat].add(card)
+        if (seat, card) not in self.trick:
+            return False
+        complete = self.trick_complete()
+        if complete:
+            if self.quitted or not self.tricks:
+                return False
+            _, winner = self.tricks.pop()
+            self.won[side(winner)] -= 1
+        idx = self.trick.index((seat, card))
+        del self.trick[idx]
+        self.hands[seat].add(card)
+        if keep_place:
             self.withdrawn[seat] = idx
             if idx == len(self.trick):
                 self.turn = seat
-            return True
-        return False
+            elif complete:
+                self.turn = lho(self.trick[-1][0])
+        return True
+
+    def accept_lead(self, seat: str) -> None:
+        """A lead out of turn stands: ``seat`` leads the trick (the last one is quitted)."""
+        if self.trick_complete():
+            self.quit_trick()
+        self.turn = seat
+
+    def swap_declarer(self) -> None:
+        """2017 Law 54A: declarer's partner becomes declarer."""
+        assert self.declarer is not None
+        self.declarer = partner(self.declarer)
+
+    def face_opening_lead(self) -> None:
+        self.opening_lead_faced = True
+        self.move("lead-faced")
 
     def all_played(self) -> bool:
         return len(self.tricks) == 13

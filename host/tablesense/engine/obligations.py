@@ -1,10 +1,13 @@
 """Obligations that live on after a ruling: penalty cards, Law 24 cards,
-compulsory passes, lead and play restrictions, pending choices."""
+compulsory passes, lead and play restrictions, pending choices.
+
+``Obligations`` is a law code's own state for one deal: the code makes it
+(``new_state``; the old codes extend it) and is the only one to change it. The
+engine reads the penalty cards for the table's state topic."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass
@@ -48,7 +51,8 @@ class Obligations:
     awaiting_option: dict[str, str] = field(default_factory=dict)  # partner seat -> ruling id
     revokes: dict[str, tuple[str, int]] = field(default_factory=dict)  # seat -> (card, trick no)
     designated: dict[str, str] = field(default_factory=dict)  # seat -> designated PC
-    extra: dict[str, Any] = field(default_factory=dict)  # a code's own state for this deal
+    redeal_ruled: bool = False  # a redeal was ruled in this setup: one ruling is enough
+    new_deal_demanded: bool = False
 
     def pcs(self, seat: str) -> dict[str, PenaltyCard]:
         return self.penalty.setdefault(seat, {})

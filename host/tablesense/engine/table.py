@@ -11,11 +11,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-# The law codes import the engine's rulings, so they are looked up at run time:
-# either package can then be imported first.
-from tablesense import laws
 from tablesense.cards import SEATS, lho, partner
 from tablesense.engine.board import Board
+from tablesense.engine.code import Code, Codes, UnknownCode, find_code
+from tablesense.engine.effects import (
+    AcceptLead,
+    Answered,
+    CloseRulings,
+    Covered,
+    OpeningLeadFaced,
+    Play,
+    PlayAtTurn,
+    StopPlay,
+    SwapDeclarer,
+    TakeBack,
+    Uncovered,
+)
 from tablesense.engine.errors import EngineError, InvalidEvent
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
@@ -27,6 +38,7 @@ from tablesense.engine.tracker import (
     Tracker,
     Tuning,
 )
+from tablesense.engine.view import TableView
 from tablesense.events import (
     BoardStart,
     Call,
@@ -44,7 +56,7 @@ from tablesense.events import (
 )
 
 if TYPE_CHECKING:
-    from tablesense.laws.base import LawCode
+    from tablesense.engine.effects import Effect
 
 
 def visibility(o: Observe, holder: str) -> str:
@@ -68,8 +80,11 @@ class Engine:
     """One table's board state, card positions, obligations and rulings."""
 
     def __init__(self, table: str | None = None, code: str | None = None,
-                 tuning: Tuning | None = None) -> None:
+                 tuning: Tuning | None = None, *, codes: Codes,
+                 default_code: str = "duplicate-2017") -> None:
         self.table = table
+        self.codes = codes
+        self.default_code = default_code
         self.tuning = tuning or Tuning()
         # Glitches the tracker suppressed, per seat: visible in the reader's health topic.
         self.noise: dict[str, dict[str, int]] = {
@@ -82,11 +97,12 @@ class Engine:
         self._owners_of: object = None
         self.code_override = code
         if code is not None:
-            laws.find_code(code)  # fail early on an unknown id
+            find_code(codes, code)  # fail early on an unknown id
         self.board: Board | None = None
-        self.law: LawCode = laws.find_code(code or laws.DEFAULT_CODE)
+        self.law: Code = find_code(codes, code or default_code)
+        self.view = TableView(self)
         self.tracker = Tracker()
-        self.ob = Obligations()
+        self.ob: Obligations = self.law.new_state()
         self.rulings: list[Ruling] = []
         self.closed: set[str] = set()
         self.answered: set[str] = set()
@@ -96,7 +112,6 @@ class Engine:
         self.waiting_play: dict[str, str] = {}  # seat -> card to count at his turn
         self.conceding: set[str] = set()
         self.conceder: str | None = None
-        self.flags: set[str] = set()
         self.now = 0
         self._n = 0
         self._out: list[Ruling] = []
@@ -158,7 +173,7 @@ class Engine:
             else:
                 if now - began < self.tuning.conflict_ms:
                     return
-                self.law.sensor_conflict(self, self._conflicts.pop(item))
+                self.law.sensor_conflict(self.view, self._conflicts.pop(item))
 
     def snapshot(self) -> dict[str, Any]:
         b = self.board
@@ -201,26 +216,64 @@ class Engine:
     def ruling(self, rid: str) -> Ruling | None:
         return next((r for r in self.rulings if r.id == rid), None)
 
+    def do(self, e: Effect, t: int) -> bool:
+        """Apply one effect a law code asked for: the one place where they change the table."""
+        b = self.b
+        match e:
+            case Play(seat, card):
+                self.play(seat, card, t)
+            case PlayAtTurn(seat, card):
+                self.waiting_play[seat] = card
+            case AcceptLead(seat, card):
+                b.accept_lead(seat)
+                self.play(seat, card, t)
+            case TakeBack(seat, card, keep_place):
+                if not b.take_back(seat, card, keep_place):
+                    return False
+                self.played.discard(card)
+            case SwapDeclarer():
+                b.swap_declarer()
+            case OpeningLeadFaced():
+                if b.phase == "lead":
+                    b.face_opening_lead()
+            case StopPlay():
+                if b.phase in ("lead", "play"):
+                    b.move("claim")
+            case CloseRulings(ids):
+                self.closed.update(ids)
+            case Answered(rid):
+                self.answered.add(rid)
+            case Covered(cards, rid, replace):
+                for c in cards:
+                    if replace:
+                        self.exposed[c] = rid
+                    else:
+                        self.exposed.setdefault(c, rid)
+            case Uncovered(cards):
+                for c in cards:
+                    self.exposed.pop(c, None)
+        return True
+
     def play(self, seat: str, card: str, t: int) -> None:
         """Count ``card`` as played by ``seat`` in turn, with every consequence."""
         b = self.b
         leading = not b.trick or b.trick_complete()
         if leading and b.trick_complete():
             b.quit_trick()
-        self.law.before_play(self, seat, card, leading, t)
+        self.law.before_play(self.view, seat, card, leading, t)
         b.add_play(seat, card)
         self.played.add(card)
-        self.law.after_play(self, seat, card, leading, t)
+        self.law.after_play(self.view, seat, card, leading, t)
         nxt = b.next_to_play()
         if nxt is not None and nxt in self.waiting_play and not b.trick_complete():
             self.play(nxt, self.waiting_play.pop(nxt), t)
 
     # -- events ------------------------------------------------------------------
     def _on_board(self, e: BoardStart) -> None:
-        code_id = self.code_override or e.code or laws.DEFAULT_CODE
+        code_id = self.code_override or e.code or self.default_code
         try:
-            law = laws.find_code(code_id)
-        except laws.UnknownCode as exc:
+            law = find_code(self.codes, code_id)
+        except UnknownCode as exc:
             raise InvalidEvent(self.board.phase if self.board else "idle", "board",
                                str(exc)) from None
         if self.table is not None and e.table != self.table:
@@ -239,13 +292,12 @@ class Engine:
         self._trick_t = -1 << 62
         self._on_turn = set()
         self.tracker.reset()
-        self.ob = Obligations()
+        self.ob = self.law.new_state()
         self.exposed = {}
         self.played = set()
         self.waiting_play = {}
         self.conceding = set()
         self.conceder = None
-        self.flags = set()
 
     def _on_setup(self, e: Setup) -> None:
         b = self.b
@@ -293,28 +345,27 @@ class Engine:
         self._seed_positions(hands, e.t)
         b.move("dealt")
         b.step = None
-        self.flags.discard("redeal")
-        self.law.after_dealt(self, e.t)
+        self.law.after_dealt(self.view, e.t)
 
     def _on_call(self, e: Call) -> None:
         b = self.b
         if b.whist and not b.whist_declared:
             raise InvalidEvent(b.phase, "call", "no trump declaration yet")
-        self.law.before_call(self, e)
+        self.law.before_call(self.view, e)
         result = b.call(e.seat, e.call)
-        self.law.after_call(self, e)
+        self.law.after_call(self.view, e)
         if result == "over":
             b.move("auction-over")
-            self.law.auction_end(self, e.t)
+            self.law.auction_end(self.view, e.t)
         elif result == "passed-out":
             b.move("passed-out")
 
     def _on_declare(self, e: Declare) -> None:
         self.b.declare(e.seat, e.strain)
-        self.law.after_declare(self, e)
+        self.law.after_declare(self.view, e)
 
     def _on_claim(self, e: Claim) -> None:
-        self.law.on_claim(self, e)
+        self.law.on_claim(self.view, e)
         self.b.move("claim")
 
     def _on_concede(self, e: Concede) -> None:
@@ -325,7 +376,7 @@ class Engine:
                                    "needs a trick in play")
             self.conceding.add(e.seat)
             return
-        self.law.on_claim(self, e)
+        self.law.on_claim(self.view, e)
         self.conceder = e.seat
         b.move("concede")
 
@@ -337,7 +388,7 @@ class Engine:
         b.move("object")
 
     def _on_named(self, e: Named) -> None:
-        self.law.named(self, e)
+        self.law.named(self.view, e)
 
     def _on_resolve(self, e: Resolve) -> None:
         if e.alert not in self.known_ids:
@@ -346,7 +397,7 @@ class Engine:
 
     def _on_decide(self, e: Decide) -> None:
         target = self._decidable(e)
-        self.law.decide(self, target, e)
+        self.law.decide(self.view, target, e)
         if self.law.closes(target, e.option):
             self.answered.add(target.id)
 
@@ -388,12 +439,12 @@ class Engine:
             self.tracker.update(o)
             return
         prev = self.tracker.update(o)
-        self.law.observed(self, o, prev)
+        self.law.observed(self.view, o, prev)
         if o.zone == "gone" or b.phase == "end":
             return
         if b.phase == "setup":
             if o.face == "up":
-                self.law.setup_exposure(self, o)
+                self.law.setup_exposure(self.view, o)
             elif o.zone == "hand" and self._deal_complete():
                 self._on_dealt(Dealt(o.t))  # domain.md: inferred when each reader holds 13
             return
@@ -429,7 +480,7 @@ class Engine:
             return
         self._close(self.tracker.take_all())
         how = "held" if o.zone == "hand" else "detached"
-        self.law.exposure(self, o.seat, (o.card,), how, visibility(o, o.seat), o.t, [o])
+        self.law.exposure(self.view, o.seat, (o.card,), how, visibility(o, o.seat), o.t, [o])
 
     def _owner(self, card: str) -> str | None:
         if self.b.phase == "setup":
@@ -459,7 +510,7 @@ class Engine:
                 self.noise[first.seat]["conflict"] += 1
             elif now - first.t >= self.tuning.conflict_ms:
                 del self._conflicts[card]
-                self.law.sensor_conflict(self, first)
+                self.law.sensor_conflict(self.view, first)
 
     def _settled(self, o: Observe, zones: tuple[str, ...]) -> bool:
         """Did the card stay where ``o`` put it at least ``min_dwell_ms``?"""
@@ -518,13 +569,13 @@ class Engine:
                 self._close(self.tracker.take_all(o.t - self.tuning.transit_ms))
                 if b.trick_complete():
                     b.quit_trick()
-                    self.law.quitted(self, o.t)
+                    self.law.quitted(self.view, o.t)
                 if b.all_played() and b.phase == "play":
-                    self.law.end_of_play(self, o.t)
+                    self.law.end_of_play(self.view, o.t)
                     b.move("last-trick")
             return
         self._close(self.tracker.take_all())
-        self.law.withdrawn(self, o)
+        self.law.withdrawn(self.view, o)
 
     def _turn_now(self) -> str | None:
         """Whose turn it is to play, counting the cards still in an open trick group."""
@@ -570,12 +621,12 @@ class Engine:
         t = g.items[-1].t
         b = self.b
         if b.phase == "claim" or seat in self.conceding:
-            self.law.claim_exposure(self, seat, cards, vis, t)
+            self.law.claim_exposure(self.view, seat, cards, vis, t)
         elif len(cards) >= 3 and b.phase in ("play",):
-            self.law.thrown_hand(self, seat, cards, vis, t, g.items)
+            self.law.thrown_hand(self.view, seat, cards, vis, t, g.items)
         else:
             how = "thrown" if len(cards) >= 3 else "dropped"
-            self.law.exposure(self, seat, cards, how, vis, t, g.items)
+            self.law.exposure(self.view, seat, cards, how, vis, t, g.items)
 
     def _close_trick(self, g: Group) -> None:
         b = self.b
@@ -591,9 +642,9 @@ class Engine:
             order.remove(seat)
             obs = by_seat[seat]
             if len(obs) >= 2:
-                self.law.played_together(self, seat, obs)
+                self.law.played_together(self.view, seat, obs)
             else:
-                self.law.arrival(self, seat, obs[0])
+                self.law.arrival(self.view, seat, obs[0])
             nxt = b.next_to_play()
 
     def _take(self) -> list[Ruling]:

@@ -6,10 +6,12 @@
 
 from __future__ import annotations
 
+from tablesense.engine.code import UnknownCode
+from tablesense.engine.code import find_code as _find
 from tablesense.laws.american1907 import American1907
 from tablesense.laws.auction1913 import Auction1913
 from tablesense.laws.auction1929 import Auction1929
-from tablesense.laws.base import LawCode, UnknownCode
+from tablesense.laws.base import LawCode
 from tablesense.laws.duplicate2017 import Duplicate2017
 from tablesense.laws.portland1904 import Portland1904
 from tablesense.laws.rules2017 import RULES_2017
@@ -23,10 +25,9 @@ CODES: dict[str, type[LawCode]] = {
 
 def find_code(code_id: str) -> LawCode:
     """The law code registered under ``code_id``; UnknownCode names the known ones."""
-    try:
-        return CODES[code_id]()
-    except KeyError:
-        raise UnknownCode(code_id, sorted(CODES)) from None
+    code = _find(CODES, code_id)
+    assert isinstance(code, LawCode)
+    return code
 
 
 __all__ = ["CODES", "DEFAULT_CODE", "LawCode", "UnknownCode", "find_code"]

@@ -7,13 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tablesense.cards import lho, partner, suit
+from tablesense.engine.effects import Play, PlayAtTurn
 from tablesense.engine.errors import InvalidEvent
 from tablesense.laws.base import name
 from tablesense.laws.calls import CallableCards, state
 
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
-    from tablesense.engine.table import Engine
+    from tablesense.engine.view import TableView
     from tablesense.events import Decide
 
 
@@ -24,72 +25,72 @@ class Answers(CallableCards):
             return option != "call-card"
         return r.kind != "new-deal" or option == "demand-new-deal"
 
-    def decide(self, eng: Engine, r: Ruling, d: Decide) -> None:
-        b = eng.b
+    def decide(self, tv: TableView, r: Ruling, d: Decide) -> None:
+        b = tv.b
         opt = d.option
         seat = r.offender
         if seat is None:
             raise InvalidEvent(b.phase, "decide", f"alert {r.id} names no offender")
         if opt == "demand-new-deal":
-            claimants = state(eng).claims.get(r.id, [])
+            claimants = state(tv).claims.get(r.id, [])
             if d.seat is not None and d.seat not in claimants:
                 raise InvalidEvent(b.phase, "decide", f"{d.seat} may not claim a new deal")
-            eng.flags.add("new-deal-demanded")
+            tv.ob.new_deal_demanded = True
             return
         if opt in ("call-suit", "require-lead-suit") and d.suit is None:
             raise InvalidEvent(b.phase, "decide", f"option {opt} needs a suit")
         if r.kind == "lead-out-of-turn":
-            state(eng).loot = None
+            state(tv).loot = None
         if opt == "call-card":
-            self.decide_call(eng, r, d, seat)
+            self.decide_call(tv, r, d, seat)
         elif opt == "designate-card":
-            self.designate(eng, r, d, seat)
+            self.designate(tv, r, d, seat)
         elif opt == "treat-as-exposed":
-            self.make_callable(eng, seat, r.cards, self.c("treated"), self.callable_text(
+            self.make_callable(tv, seat, r.cards, self.c("treated"), self.callable_text(
                 seat, r.cards, "treated as exposed at the declarer's choice"), d.t)
         elif opt == "call-suit":
             seats = (b.declarer or seat, b.dummy or seat) if r.kind == "misnamed-card" else (
                 seat, partner(seat))
-            self.add_rule(eng, seats, opt, d.suit, r.id, lead=True)
+            self.add_rule(tv, seats, opt, d.suit, r.id, lead=True)
         elif opt in ("require-lead-suit", "forbid-lead-suit"):
             leader = b.leader or (lho(b.dealer) if b.whist and b.dealer else partner(seat))
             if b.opening_lead_faced:
                 leader = partner(seat)
-            self.add_rule(eng, (leader,), opt, d.suit or suit(r.cards[0]), r.id, lead=True)
+            self.add_rule(tv, (leader,), opt, d.suit or suit(r.cards[0]), r.id, lead=True)
             if self.lead_option_picks_up(r):
-                self.pick_up(eng, seat, r.cards)
+                self.pick_up(tv, seat, r.cards)
         elif opt in ("require-highest", "require-lowest", "require-win", "require-not-win"):
             target = seat if r.kind in ("exposed-card", "revoke-corrected") else partner(seat)
             led = b.led_suit() if opt in ("require-highest", "require-lowest") else None
-            self.add_rule(eng, (target,), opt, led, r.id, lead=False)
+            self.add_rule(tv, (target,), opt, led, r.id, lead=False)
             if r.kind == "exposed-card":
-                self.pick_up(eng, seat, r.cards)
+                self.pick_up(tv, seat, r.cards)
 
     def lead_option_picks_up(self, r: Ruling) -> bool:
         return True
 
-    def decide_call(self, eng: Engine, r: Ruling, d: Decide, seat: str) -> None:
-        b = eng.b
-        mine = state(eng).callable.get(seat, {})
+    def decide_call(self, tv: TableView, r: Ruling, d: Decide, seat: str) -> None:
+        b = tv.b
+        mine = state(tv).callable.get(seat, {})
         if r.kind == "lead-out-of-turn":
-            rid = self.make_callable(eng, seat, r.cards, self.c("loot"), self.callable_text(
+            rid = self.make_callable(tv, seat, r.cards, self.c("loot"), self.callable_text(
                 seat, r.cards, "led out of turn and called"), d.t)
-            self.call_card(eng, seat, r.cards[0], rid)
+            self.call_card(tv, seat, r.cards[0], rid)
             return
         card = d.card or next((c for c in r.cards if c in mine), None)
         if card is None or card not in mine:
-            if card is not None and self.misnaming(eng, r, card, d.t):
+            if card is not None and self.misnaming(tv, r, card, d.t):
                 return
             raise InvalidEvent(b.phase, "decide", f"{card or 'no card'} is not one of "
                                f"{name(seat)}'s exposed cards")
-        self.call_card(eng, seat, card, mine[card])
+        self.call_card(tv, seat, card, mine[card])
 
-    def misnaming(self, eng: Engine, r: Ruling, card: str, t: int) -> bool:
+    def misnaming(self, tv: TableView, r: Ruling, card: str, t: int) -> bool:
         return False
 
-    def designate(self, eng: Engine, r: Ruling, d: Decide, seat: str) -> None:
-        b = eng.b
-        pend = state(eng).together.pop(seat, None)
+    def designate(self, tv: TableView, r: Ruling, d: Decide, seat: str) -> None:
+        b = tv.b
+        pend = state(tv).together.pop(seat, None)
         if pend is None or d.card not in pend[0]:
             raise InvalidEvent(b.phase, "decide", "designate-card needs one of the cards "
                                "played together in field card")
@@ -97,8 +98,8 @@ class Answers(CallableCards):
         assert card is not None
         others = tuple(c for c in pend[0] if c != card)
         if b.next_to_play() == seat:
-            eng.play(seat, card, d.t)
+            tv.do(Play(seat, card), d.t)
         else:
-            eng.waiting_play[seat] = card
-        self.make_callable(eng, seat, others, self.c("together"), self.callable_text(
+            tv.do(PlayAtTurn(seat, card), d.t)
+        self.make_callable(tv, seat, others, self.c("together"), self.callable_text(
             seat, others, f"played together with the {card}"), d.t)

@@ -19,7 +19,7 @@ from tablesense.laws.calls import state
 
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
-    from tablesense.engine.table import Engine
+    from tablesense.engine.view import TableView
 
 WC = "Whist Club Laws of Auction"
 
@@ -81,16 +81,16 @@ class Auction1913(American1907):
         "leads (L76)",
     }
 
-    def auction_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
-        st = state(eng)
+    def auction_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
+        st = state(tv)
         pard = partner(seat)
-        r = eng.emit(self.draft(
+        r = tv.emit(self.draft(
             "partner-must-pass", self.c("bidding"),
             f"{name(seat)} exposed {cards_text(cards)} before the final declaration: "
             f"{name(pard)} may make no further bid or double.", offender=seat, cards=cards,
             until="hand"), t)
         st.must_pass[pard] = r.id
-        rid = self.make_callable(eng, seat, cards, self.c("bidding"), self.callable_text(
+        rid = self.make_callable(tv, seat, cards, self.c("bidding"), self.callable_text(
             seat, cards, "exposed during the auction") + f" If {name(pard)} is to lead first, "
             "the declarer may also forbid that suit.", t,
             options=("call-card", "forbid-lead-suit"))
@@ -109,17 +109,17 @@ class Auction1913(American1907):
     def lead_option_picks_up(self, r: Ruling) -> bool:
         return False  # L65, L66: call the card *and* forbid the suit
 
-    def auction_end(self, eng: Engine, t: int) -> None:
-        super().auction_end(eng, t)
-        b = eng.b
-        st = state(eng)
+    def auction_end(self, tv: TableView, t: int) -> None:
+        super().auction_end(tv, t)
+        b = tv.b
+        st = state(tv)
         st.must_pass.clear()
         for seat, rids in st.auction_cards.items():
             if b.role(seat) not in ("declarer", "dummy"):
                 continue
             cards = tuple(st.callable.get(seat, {}))
-            self.pick_up(eng, seat, cards)
-            eng.emit(self.draft(
+            self.pick_up(tv, seat, cards)
+            tv.emit(self.draft(
                 "no-rectification", self.c("dealer"),
                 f"{name(seat)} became {b.role(seat)}: cards exposed by the declaring side are "
                 f"not liable to be called; {cards_text(cards)} go back to the hand.",

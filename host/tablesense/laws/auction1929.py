@@ -20,8 +20,8 @@ from tablesense.laws.calls import state
 from tablesense.laws.portland1904 import Portland1904
 
 if TYPE_CHECKING:
-    from tablesense.engine.table import Engine
     from tablesense.engine.tracker import Position
+    from tablesense.engine.view import TableView
     from tablesense.events import Observe
 
 MF = "Manning Foster 1929"
@@ -117,15 +117,15 @@ class Auction1929(Portland1904):
             return "director"
         return "exposed"
 
-    def auction_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
+    def auction_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
         left = lho(seat)
-        r = eng.emit(self.draft(
+        r = tv.emit(self.draft(
             "new-deal", self.c("bidding"),
             f"{name(seat)} exposed {cards_text(cards)} during the bidding: {name(left)} may "
             "demand a new deal (after looking at his cards); if he does not, the card is taken "
             "up and cannot be called.", offender=seat, cards=cards,
             options=("demand-new-deal",)), t)
-        state(eng).claims[r.id] = [left]
+        state(tv).claims[r.id] = [left]
 
     def pre_lead_words(self, role: str) -> str:
         if role == "leader":
@@ -140,24 +140,24 @@ class Auction1929(Portland1904):
         return ("the declarer cannot be penalised and his cards cannot be called, but he may "
                 "not pick them up: he must play them from the table.")
 
-    def dealer_side(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
-        super().dealer_side(eng, seat, cards, t)
-        if seat == eng.b.declarer and eng.b.phase == "play":
-            state(eng).declarer_shown.update(cards)
+    def dealer_side(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
+        super().dealer_side(tv, seat, cards, t)
+        if seat == tv.b.declarer and tv.b.phase == "play":
+            state(tv).declarer_shown.update(cards)
 
-    def observed(self, eng: Engine, o: Observe, prev: Position | None) -> None:
-        super().observed(eng, o, prev)
-        shown = state(eng).declarer_shown
+    def observed(self, tv: TableView, o: Observe, prev: Position | None) -> None:
+        super().observed(tv, o, prev)
+        shown = state(tv).declarer_shown
         if o.card in shown and o.zone == "hand":
             shown.discard(o.card)
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "call-not-complied", f"{MF}, general",
                 f"The declarer picked up the {o.card} he had exposed: he must play it from the "
                 "table; the director decides.", severity="director",
-                offender=eng.b.declarer, cards=(o.card,)), o.t)
+                offender=tv.b.declarer, cards=(o.card,)), o.t)
 
-    def adversary_renounce(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        eng.emit(self.draft(
+    def adversary_renounce(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        tv.emit(self.draft(
             "revoke-corrected", self.c("renounce"),
             f"{name(seat)} withdrew the {card} played in mistake: the declarer may require his "
             "highest or lowest card of the suit led, or treat the card as exposed.",

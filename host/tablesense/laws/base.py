@@ -13,28 +13,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.cards import SEAT_NAMES, SUIT_NAMES, describe_cards, partner, side
+from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft
 
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
-    from tablesense.engine.table import Engine
     from tablesense.engine.tracker import Position
+    from tablesense.engine.view import TableView
     from tablesense.events import Call, Claim, Concede, Decide, Declare, Named, Observe
 
 
 # One answer closes rulings of these kinds for further `decide` events (LawCode.closes).
 ONE_ANSWER = frozenset(("lead-out-of-turn", "penalty-card-not-played", "premature-play",
                         "cards-played-together", "new-deal", "exposed-card", "misnamed-card"))
-
-
-class UnknownCode(KeyError):
-    def __init__(self, code_id: str, known: list[str]) -> None:
-        super().__init__(code_id)
-        self.code_id = code_id
-        self.known = known
-
-    def __str__(self) -> str:
-        return f"unknown law code {self.code_id!r} (known: {', '.join(self.known)})"
 
 
 def name(seat: str | None) -> str:
@@ -60,6 +51,10 @@ class LawCode:
     # situation -> what this code rules (``tablesense explain``, docs/laws/compare.md)
     rules: ClassVar[dict[str, str]] = {}
 
+    def new_state(self) -> Obligations:
+        """This code's own state for a new deal."""
+        return Obligations()
+
     # -- helpers shared by codes -------------------------------------------------
     def draft(self, kind: str, citation: str, text: str, *, severity: str = "penalty",
               offender: str | None = None, cards: tuple[str, ...] = (),
@@ -69,61 +64,76 @@ class LawCode:
                      offender=offender, cards=tuple(cards), options=tuple(options), until=until,
                      supersedes=tuple(supersedes))
 
-    def sensor_conflict(self, eng: Engine, o: Observe) -> None:
-        prev = eng.tracker.where(o.card)
+    def sensor_conflict(self, tv: TableView, o: Observe) -> None:
+        prev = tv.where(o.card)
         other = prev.seat if prev else "another seat"
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "sensor-conflict", "none (sensor fault)",
             f"The {o.card} is sensed at {name(o.seat)}'s seat while {name(other)}'s reader "
             f"still senses it: check the readers; this is never a penalty.",
             severity="director", cards=(o.card,)), o.t)
 
-    def establish_revokes(self, eng: Engine, seat: str | None, t: int) -> None:
+    def establish_revokes(self, tv: TableView, seat: str | None, t: int) -> None:
         """Rule on revokes that the play (or a claim, when ``seat`` is None) establishes."""
-        b = eng.b
-        for rseat, (card, trick_no) in list(eng.ob.revokes.items()):
+        b = tv.b
+        for rseat, (card, trick_no) in list(tv.ob.revokes.items()):
             if seat is None or (len(b.tricks) > trick_no and side(seat) == side(rseat)):
-                del eng.ob.revokes[rseat]
-                self.revoke(eng, rseat, card, t)
+                del tv.ob.revokes[rseat]
+                self.revoke(tv, rseat, card, t)
 
-    def revoke(self, eng: Engine, seat: str, card: str, t: int) -> None:
+    def revoke(self, tv: TableView, seat: str, card: str, t: int) -> None:
         """An established revoke by the holder of ``seat``."""
 
     # -- hooks -----------------------------------------------------------------
-    def setup_exposure(self, eng: Engine, o: Observe) -> None: ...
-    def exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], how: str, vis: str,
+    def setup_exposure(self, tv: TableView, o: Observe) -> None: ...
+    def exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], how: str, vis: str,
                  t: int, obs: list[Observe]) -> None: ...
-    def thrown_hand(self, eng: Engine, seat: str, cards: tuple[str, ...], vis: str, t: int,
+    def thrown_hand(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str, t: int,
                     obs: list[Observe]) -> None:
-        self.exposure(eng, seat, cards, "thrown", vis, t, obs)
+        self.exposure(tv, seat, cards, "thrown", vis, t, obs)
 
-    def claim_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], vis: str,
+    def claim_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str,
                        t: int) -> None: ...
-    def named(self, eng: Engine, e: Named) -> None: ...
-    def arrival(self, eng: Engine, seat: str, o: Observe) -> None: ...
-    def played_together(self, eng: Engine, seat: str, obs: list[Observe]) -> None: ...
-    def withdrawn(self, eng: Engine, o: Observe) -> None: ...
-    def before_play(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None: ...
-    def after_play(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None: ...
-    def before_call(self, eng: Engine, e: Call) -> None: ...
-    def after_call(self, eng: Engine, e: Call) -> None: ...
-    def after_declare(self, eng: Engine, e: Declare) -> None: ...
-    def auction_end(self, eng: Engine, t: int) -> None: ...
-    def on_claim(self, eng: Engine, e: Claim | Concede) -> None:
-        self.establish_revokes(eng, None, e.t)
+    def named(self, tv: TableView, e: Named) -> None: ...
+    def arrival(self, tv: TableView, seat: str, o: Observe) -> None: ...
+    def played_together(self, tv: TableView, seat: str, obs: list[Observe]) -> None: ...
+    def withdrawn(self, tv: TableView, o: Observe) -> None: ...
+    def before_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None: ...
+    def after_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None: ...
+    def before_call(self, tv: TableView, e: Call) -> None: ...
+    def after_call(self, tv: TableView, e: Call) -> None: ...
+    def after_declare(self, tv: TableView, e: Declare) -> None: ...
+    def auction_end(self, tv: TableView, t: int) -> None: ...
+    def on_claim(self, tv: TableView, e: Claim | Concede) -> None:
+        self.establish_revokes(tv, None, e.t)
 
-    def end_of_play(self, eng: Engine, t: int) -> None: ...
-    def decide(self, eng: Engine, r: Ruling, d: Decide) -> None: ...
+    def end_of_play(self, tv: TableView, t: int) -> None: ...
+    def decide(self, tv: TableView, r: Ruling, d: Decide) -> None: ...
     def closes(self, r: Ruling, option: str) -> bool:
         """Does answering ``r`` with ``option`` close it for further decides?"""
         return r.kind in ONE_ANSWER
 
-    def observed(self, eng: Engine, o: Observe, prev: Position | None) -> None:
+    def observed(self, tv: TableView, o: Observe, prev: Position | None) -> None:
         """Every observation, after the tracker has recorded it (before any incident)."""
 
-    def after_dealt(self, eng: Engine, t: int) -> None: ...
-    def quitted(self, eng: Engine, t: int) -> None:
+    def after_dealt(self, tv: TableView, t: int) -> None:
+        """The deal is complete: a later exposure in a new setup may be ruled again."""
+        tv.ob.redeal_ruled = False
+    def quitted(self, tv: TableView, t: int) -> None:
         """A complete trick was turned face down (quitted)."""
+
+    def holds_back(self, tv: TableView, seat: str, card: str) -> bool:
+        """Is ``seat``'s card lying in his trick zone kept from counting as his play at
+        his turn (an answer it waits for, a law that takes it back)?"""
+        return False
+
+    def out_of_step(self, tv: TableView, facts: str, t: int) -> None:
+        """The readers show what no legal sequence explains: one ruling for the director."""
+        tv.emit(self.draft(
+            "out-of-step", "none (the table and the engine disagree)",
+            f"{facts} The engine follows the cards on the table from here; the director "
+            "should check the trick and rule on what really happened.",
+            severity="director"), t)
 
 
 def partner_of(seat: str) -> str:

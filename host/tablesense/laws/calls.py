@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from tablesense.cards import lho, partner, rank_value, side, suit
-from tablesense.engine.obligations import Restriction
+from tablesense.engine.effects import CloseRulings, Covered, TakeBack
+from tablesense.engine.obligations import Obligations, Restriction
 from tablesense.laws.base import LawCode, cards_text, name, suit_name
 
 if TYPE_CHECKING:
-    from tablesense.engine.board import Board
-    from tablesense.engine.table import Engine
+    from tablesense.engine.view import BoardView as Board
+    from tablesense.engine.view import TableView
 
 
 @dataclass
@@ -52,8 +53,8 @@ class Late:
 
 
 @dataclass
-class OldState:
-    """What the old codes remember during one deal."""
+class OldState(Obligations):
+    """What the old codes remember during one deal (their obligations, extended)."""
 
     callable: dict[str, dict[str, str]] = field(default_factory=dict)  # seat -> card -> ruling
     called: dict[str, tuple[str, str]] = field(default_factory=dict)  # seat -> (card, ruling)
@@ -74,8 +75,8 @@ class OldState:
     lead_t: int = -10_000
 
 
-def state(eng: Engine) -> OldState:
-    return cast(OldState, eng.ob.extra.setdefault("old", OldState()))
+def state(tv: TableView) -> OldState:
+    return cast(OldState, tv.ob)
 
 
 def pre_role(b: Board, seat: str) -> str | None:
@@ -89,21 +90,6 @@ def pre_role(b: Board, seat: str) -> str | None:
     return None
 
 
-def take_back(b: Board, seat: str, card: str) -> bool:
-    """Withdraw a card from the current trick, complete but not yet quitted included."""
-    if b.trick_complete() and (seat, card) in b.trick and b.tricks and not b.quitted:
-        plays, winner = b.tricks.pop()
-        b.won[side(winner)] -= 1
-        b.trick = list(plays)
-        idx = b.trick.index((seat, card))
-        del b.trick[idx]
-        b.hands[seat].add(card)
-        b.withdrawn[seat] = idx
-        b.turn = seat if idx == len(b.trick) else lho(b.trick[-1][0])
-        return True
-    return b.take_back(seat, card)
-
-
 def beats(card: str, best: str, led: str, trumps: str | None) -> bool:
     def strength(c: str) -> int:
         if trumps is not None and suit(c) == trumps:
@@ -115,6 +101,9 @@ def beats(card: str, best: str, led: str, trumps: str | None) -> bool:
 class CallableCards(LawCode):
     """Callable exposed cards and the calls of the old codes; enforcement of every call."""
 
+    def new_state(self) -> OldState:
+        return OldState()
+
     # Revoke penalty unless corrected before the trick is turned and quitted (american-1907).
     correct_before_quit: ClassVar[bool] = False
     cite: ClassVar[dict[str, str]] = {}
@@ -123,47 +112,47 @@ class CallableCards(LawCode):
         return self.cite.get(key, "")
 
     # -- callable cards ------------------------------------------------------------
-    def make_callable(self, eng: Engine, seat: str, cards: tuple[str, ...], cite: str,
+    def make_callable(self, tv: TableView, seat: str, cards: tuple[str, ...], cite: str,
                       text: str, t: int, *, options: tuple[str, ...] = ("call-card",),
                       severity: str = "penalty", supersedes: tuple[str, ...] = ()) -> str:
-        r = eng.emit(self.draft("exposed-card", cite, text, severity=severity, offender=seat,
+        r = tv.emit(self.draft("exposed-card", cite, text, severity=severity, offender=seat,
                                 cards=cards, options=options, until="played",
                                 supersedes=supersedes), t)
-        mine = state(eng).callable.setdefault(seat, {})
+        mine = state(tv).callable.setdefault(seat, {})
         for card in cards:
             mine[card] = r.id
-            eng.exposed[card] = r.id
+            tv.do(Covered((card,), r.id), t)
         return r.id
 
-    def pick_up(self, eng: Engine, seat: str, cards: tuple[str, ...]) -> None:
-        mine = state(eng).callable.get(seat, {})
+    def pick_up(self, tv: TableView, seat: str, cards: tuple[str, ...]) -> None:
+        mine = state(tv).callable.get(seat, {})
         for card in cards:
             mine.pop(card, None)
-        called = state(eng).called.get(seat)
+        called = state(tv).called.get(seat)
         if called and called[0] in cards:
-            del state(eng).called[seat]
+            del state(tv).called[seat]
 
-    def call_card(self, eng: Engine, seat: str, card: str, rid: str) -> None:
-        state(eng).called[seat] = (card, rid)
+    def call_card(self, tv: TableView, seat: str, card: str, rid: str) -> None:
+        state(tv).called[seat] = (card, rid)
 
-    def add_rule(self, eng: Engine, seats: tuple[str, ...], option: str, s: str | None,
+    def add_rule(self, tv: TableView, seats: tuple[str, ...], option: str, s: str | None,
                  rid: str, lead: bool) -> None:
-        rules = eng.ob.lead_rules if lead else eng.ob.play_rules
+        rules = tv.ob.lead_rules if lead else tv.ob.play_rules
         for seat in seats:
             rules.append(Restriction(seat, option, s, rid))
 
     # -- checking each play --------------------------------------------------------
-    def check_calls(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None:
-        b = eng.b
-        st = state(eng)
+    def check_calls(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
+        b = tv.b
+        st = state(tv)
         called = st.called.pop(seat, None)
         if called is not None and called[0] != card:
             ccard = called[0]
             if ccard in b.hands[seat] and b.is_legal(seat, ccard):
-                self.not_complied(eng, seat, card, f"the called {ccard}", called[1], t,
+                self.not_complied(tv, seat, card, f"the called {ccard}", called[1], t,
                                   called=called)
             # otherwise the call would force a revoke: it lapses for this trick (L83)
-        rules = eng.ob.lead_rules if leading else eng.ob.play_rules
+        rules = tv.ob.lead_rules if leading else tv.ob.play_rules
         for rule in [r for r in rules if r.seat == seat]:
             if rule not in rules:
                 continue
@@ -171,7 +160,7 @@ class CallableCards(LawCode):
                             rule.option]:
                 rules.remove(sibling)
             if not self.complies(b, rule, seat, card):
-                self.not_complied(eng, seat, card, self.rule_text(rule), rule.ruling, t,
+                self.not_complied(tv, seat, card, self.rule_text(rule), rule.ruling, t,
                                   rule=rule)
 
     def rule_text(self, rule: Restriction) -> str:
@@ -212,58 +201,56 @@ class CallableCards(LawCode):
             return wins or not any(beats(c, best, led, b.trumps) for c in legal)
         return not wins or all(beats(c, best, led, b.trumps) for c in legal)
 
-    def not_complied(self, eng: Engine, seat: str, card: str, what: str, rid: str, t: int, *,
+    def not_complied(self, tv: TableView, seat: str, card: str, what: str, rid: str, t: int, *,
                      rule: Restriction | None = None,
                      called: tuple[str, str] | None = None) -> None:
         late = Late(seat, card, what, rid, rule, called)
         if self.correct_before_quit:
-            state(eng).late.append(late)
+            state(tv).late.append(late)
         else:
-            self.emit_not_complied(eng, late, t)
+            self.emit_not_complied(tv, late, t)
 
-    def emit_not_complied(self, eng: Engine, late: Late, t: int) -> None:
+    def emit_not_complied(self, tv: TableView, late: Late, t: int) -> None:
         saving = (" (it was not corrected before the trick was turned and quitted)"
                   if self.correct_before_quit else "")
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "call-not-complied", self.c("comply"),
             f"{name(late.seat)} played the {late.card} against {late.what} (alert "
             f"{late.ruling}), though able to comply{saving}: he incurs the penalty of a revoke.",
             offender=late.seat, cards=(late.card,)), t)
 
-    def flush_late(self, eng: Engine, t: int) -> None:
-        st = state(eng)
+    def flush_late(self, tv: TableView, t: int) -> None:
+        st = state(tv)
         late, st.late = st.late, []
         for item in late:
-            self.emit_not_complied(eng, item, t)
+            self.emit_not_complied(tv, item, t)
 
-    def correct_late(self, eng: Engine, seat: str, card: str) -> bool:
+    def correct_late(self, tv: TableView, seat: str, card: str) -> bool:
         """The offender took back a card that broke a call before the trick was quitted."""
-        b = eng.b
-        st = state(eng)
+        st = state(tv)
         item = next((x for x in st.late if x.seat == seat and x.card == card), None)
-        if item is None or not take_back(b, seat, card):
+        if item is None or not tv.do(TakeBack(seat, card), tv.now):
             return False
         st.late.remove(item)
-        eng.played.discard(card)
         if item.called is not None:
             st.called[seat] = item.called
         if item.rule is not None:
             lead = item.rule.option in ("call-suit", "require-lead-suit", "forbid-lead-suit")
-            (eng.ob.lead_rules if lead else eng.ob.play_rules).append(item.rule)
+            (tv.ob.lead_rules if lead else tv.ob.play_rules).append(item.rule)
         return True
 
-    def card_played(self, eng: Engine, seat: str, card: str) -> None:
+    def card_played(self, tv: TableView, seat: str, card: str) -> None:
         """A callable card was played: its ruling binds no more once all its cards are."""
-        st = state(eng)
+        st = state(tv)
         for s, mine in st.callable.items():
             rid = mine.pop(card, None)
             if rid is not None and rid not in {r for d in st.callable.values()
                                                for r in d.values()}:
-                eng.closed.add(rid)
+                tv.do(CloseRulings((rid,)), tv.now)
             if st.called.get(s, ("", ""))[0] == card:
                 del st.called[s]
-        if eng.b.trick_complete():
-            eng.ob.play_rules.clear()
+        if tv.b.trick_complete():
+            tv.ob.play_rules.clear()
 
     def callable_text(self, seat: str, cards: tuple[str, ...], verb: str) -> str:
         return (f"{name(seat)}'s {cards_text(cards)}, {verb}, "

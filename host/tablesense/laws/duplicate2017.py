@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.cards import is_honour, partner, suit
+from tablesense.engine.effects import Covered, Play, Uncovered
 from tablesense.engine.obligations import PenaltyCard
 from tablesense.laws.base import cards_text, name, suit_name
 from tablesense.laws.play2017 import Play2017
 
 if TYPE_CHECKING:
-    from tablesense.engine.table import Engine
+    from tablesense.engine.view import TableView
     from tablesense.events import Call, Named, Observe
 
 LEAD_OPTIONS = ("require-lead-suit", "forbid-lead-suit", "pc-remains")
@@ -32,113 +33,113 @@ class Duplicate2017(Play2017):
     source: ClassVar[str] = "seed 002 (Laws 50-52 summary); codes.md section 1"
 
     # -- before the auction ------------------------------------------------------
-    def setup_exposure(self, eng: Engine, o: Observe) -> None:
-        b = eng.b
+    def setup_exposure(self, tv: TableView, o: Observe) -> None:
+        b = tv.b
         if b.step == "draw":
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "not-exposed", "Law 6",
                 f"{o.card} was seen while drawing for seats: the 2017 Laws have no drawing, "
                 "so this is no exposure.", severity="info", offender=o.seat, cards=(o.card,)),
                 o.t)
             return
-        if "redeal" in eng.flags:
+        if tv.ob.redeal_ruled:
             return
-        eng.flags.add("redeal")
+        tv.ob.redeal_ruled = True
         offender = o.seat if o.zone == "hand" else b.dealer
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "redeal", "Law 6D1",
             f"The {o.card} could be seen before the deal was complete: the board must be "
             "shuffled and dealt again.", offender=offender, cards=(o.card,)), o.t)
 
     # -- exposures ---------------------------------------------------------------
-    def exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], how: str, vis: str,
+    def exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], how: str, vis: str,
                  t: int, obs: list[Observe]) -> None:
-        b = eng.b
+        b = tv.b
         if b.phase == "auction":
             if not b.calls:
-                self._before_first_call(eng, seat, cards, t)
+                self._before_first_call(tv, seat, cards, t)
             else:
-                self.law24(eng, seat, cards, how, vis, t)
+                self.law24(tv, seat, cards, how, vis, t)
             return
         if b.phase == "claim":
-            self.claim_exposure(eng, seat, cards, vis, t)
+            self.claim_exposure(tv, seat, cards, vis, t)
             return
         role = b.role(seat)
         if role in ("declarer", "dummy"):
-            self._declaring_side(eng, seat, cards, how, t)
+            self._declaring_side(tv, seat, cards, how, t)
             return
         if vis == "no":
-            self._not_exposed(eng, seat, cards, t, "Law 49")
+            self._not_exposed(tv, seat, cards, t, "Law 49")
             return
         if how == "detached" and b.phase == "play" and b.next_to_play() == seat:
-            self._deemed_played(eng, seat, cards[0], vis, t)
+            self._deemed_played(tv, seat, cards[0], vis, t)
             return
         cite = "Law 24E, 50B" if b.phase == "lead" else "Law 49, 50B"
-        self.penalty(eng, seat, cards, how in DELIBERATE, t, cite, vis=vis, how=how)
+        self.penalty(tv, seat, cards, how in DELIBERATE, t, cite, vis=vis, how=how)
 
-    def _before_first_call(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
-        eng.emit(self.draft(
+    def _before_first_call(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
+        tv.emit(self.draft(
             "no-rectification", "Law 16D, 6D1",
             f"{name(seat)}'s {cards_text(cards)} was seen after the deal, before the first "
             "call: not a Law 24 card; the director decides on the extraneous information "
             "(if the board was played before, play and score normally).",
             severity="director", offender=seat, cards=cards), t)
 
-    def _declaring_side(self, eng: Engine, seat: str, cards: tuple[str, ...], how: str,
+    def _declaring_side(self, tv: TableView, seat: str, cards: tuple[str, ...], how: str,
                         t: int) -> None:
-        b = eng.b
+        b = tv.b
         who = b.role(seat)
         if b.phase == "lead":
-            if how == "thrown" and seat == b.declarer and self.pending_opening_loot(eng):
-                self.become_dummy(eng, t)
+            if how == "thrown" and seat == b.declarer and self.pending_opening_loot(tv):
+                self.become_dummy(tv, t)
                 return
             text = (f"{name(seat)}, the presumed {who}, exposed {cards_text(cards)} before the "
                     "opening lead: the cards go back to the hand without rectification.")
-            eng.emit(self.draft("no-rectification", "Law 24D, 48A", text, severity="info",
+            tv.emit(self.draft("no-rectification", "Law 24D, 48A", text, severity="info",
                                 offender=seat, cards=cards), t)
             return
         text = (f"{name(seat)}'s {cards_text(cards)}: a card of declarer's or dummy's hand is "
                 "never a penalty card, and declarer need not play a card he dropped.")
-        eng.emit(self.draft("no-rectification", "Law 48A", text, severity="info",
+        tv.emit(self.draft("no-rectification", "Law 48A", text, severity="info",
                             offender=b.controller(seat), cards=cards), t)
 
-    def _not_exposed(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int,
+    def _not_exposed(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int,
                      law: str) -> None:
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "not-exposed", law,
             f"{name(seat)}'s {cards_text(cards)} could not be seen by {name(partner(seat))}: "
             "not a penalty card (information to opponents only).",
             severity="info", offender=seat, cards=cards), t)
 
-    def _deemed_played(self, eng: Engine, seat: str, card: str, vis: str, t: int) -> None:
+    def _deemed_played(self, tv: TableView, seat: str, card: str, vis: str, t: int) -> None:
         severity = "director" if vis == "unknown" else "penalty"
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "deemed-played", "Law 45C1",
             f"{name(seat)} held the {card} so that {name(partner(seat))} could possibly see "
             f"its face: it is played to the current trick ({MAY_FIND}).",
             severity=severity, offender=seat, cards=(card,)), t)
-        eng.play(seat, card, t)
+        tv.do(Play(seat, card), t)
 
-    def claim_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], vis: str,
+    def claim_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str,
                        t: int) -> None:
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "claim-exposure", "Law 68",
             f"{name(seat)} showed {cards_text(cards)} in a claim or concession: these are not "
             "penalty cards.", severity="info", offender=seat, cards=cards), t)
 
-    def named(self, eng: Engine, e: Named) -> None:
-        b = eng.b
+    def named(self, tv: TableView, e: Named) -> None:
+        b = tv.b
         if b.phase in ("setup", "end"):
             return
-        self.exposure(eng, e.seat, (e.card,), "named", "yes", e.t, [])
+        self.exposure(tv, e.seat, (e.card,), "named", "yes", e.t, [])
 
     # -- penalty cards (Laws 50, 51) ------------------------------------------------
-    def penalty(self, eng: Engine, seat: str, cards: tuple[str, ...], deliberate: bool, t: int,
+    def penalty(self, tv: TableView, seat: str, cards: tuple[str, ...], deliberate: bool, t: int,
                 cite: str, *, vis: str = "yes", how: str = "dropped",
                 supersedes: list[str] | None = None) -> None:
         """Make ``cards`` penalty cards of ``seat``: one ruling listing all his penalty cards."""
-        pcs = eng.ob.pcs(seat)
-        earlier = [rid for rid in eng.ob.pc_rulings(seat) if rid not in eng.closed]
+        pcs = tv.ob.pcs(seat)
+        earlier = [rid for rid in tv.ob.pc_rulings(seat) if rid not in tv.closed]
         total = [*pcs, *(c for c in cards if c not in pcs)]
         major = deliberate or len(total) >= 2 or any(is_honour(c) for c in total)
         options: tuple[str, ...] = ()
@@ -147,16 +148,16 @@ class Duplicate2017(Play2017):
         law = cite + ((", 51" if len(total) >= 2 else "") + ", 50D" if major else ", 50C")
         all_cards = tuple(total)
         text = self._pc_text(seat, all_cards, cards, major, how, vis)
-        r = eng.emit(self.draft(
+        r = tv.emit(self.draft(
             "major-penalty-card" if major else "minor-penalty-card", law, text,
             severity="director" if vis == "unknown" else "penalty", offender=seat,
             cards=all_cards, options=options, until="played",
             supersedes=[*(supersedes or []), *earlier]), t)
         for c in all_cards:
             pcs[c] = PenaltyCard(c, major, r.id)
-            eng.exposed[c] = r.id
+            tv.do(Covered((c,), r.id), t)
         if major:
-            self.await_lead_option(eng, seat)
+            self.await_lead_option(tv, seat)
 
     def _pc_text(self, seat: str, all_cards: tuple[str, ...], new: tuple[str, ...], major: bool,
                  how: str, vis: str) -> str:
@@ -183,22 +184,22 @@ class Duplicate2017(Play2017):
                 f"suit or leave it a penalty card ({MAY_FIND}).").replace("  ", " ")
 
     # -- Law 24: exposure during the auction -----------------------------------------
-    def law24(self, eng: Engine, seat: str, cards: tuple[str, ...], how: str, vis: str,
+    def law24(self, tv: TableView, seat: str, cards: tuple[str, ...], how: str, vis: str,
               t: int) -> None:
         if vis == "no":
-            self._not_exposed(eng, seat, cards, t, "Law 24")
+            self._not_exposed(tv, seat, cards, t, "Law 24")
             return
-        mine = eng.ob.law24.setdefault(seat, {})
+        mine = tv.ob.law24.setdefault(seat, {})
         for c in cards:
             mine.setdefault(c, how)
-        earlier = [rid for rid in eng.ob.law24_rulings.get(seat, []) if rid not in eng.closed]
+        earlier = [rid for rid in tv.ob.law24_rulings.get(seat, []) if rid not in tv.closed]
         all_cards = tuple(mine)
         severity = "director" if vis == "unknown" else "penalty"
         who, pard = name(seat), name(partner(seat))
         single_spot = (len(all_cards) == 1 and not is_honour(all_cards[0])
                        and how not in ("led", "named"))
         if single_spot:
-            r = eng.emit(self.draft(
+            r = tv.emit(self.draft(
                 "auction-exposure", "Law 24A",
                 f"{who}'s {all_cards[0]} was exposed during the auction: it stays face up on "
                 "the table until the auction ends; no further rectification now.",
@@ -206,45 +207,45 @@ class Duplicate2017(Play2017):
                 cards=all_cards), t)
         else:
             law = "Law 24C" if len(all_cards) >= 2 else "Law 24B"
-            r = eng.emit(self.draft(
+            r = tv.emit(self.draft(
                 "partner-must-pass", law + ", 72C",
                 f"{who} exposed {cards_text(all_cards)} during the auction: the cards stay "
                 f"face up until the auction ends and {pard} must pass at his next turn.",
                 severity=severity, offender=seat, cards=all_cards, until="next-call",
                 supersedes=earlier), t)
-            eng.ob.must_pass[partner(seat)] = r.id
-        eng.ob.law24_rulings.setdefault(seat, []).append(r.id)
+            tv.ob.must_pass[partner(seat)] = r.id
+        tv.ob.law24_rulings.setdefault(seat, []).append(r.id)
 
-    def before_call(self, eng: Engine, e: Call) -> None:
-        rid = eng.ob.must_pass.pop(e.seat, None)
+    def before_call(self, tv: TableView, e: Call) -> None:
+        rid = tv.ob.must_pass.pop(e.seat, None)
         if rid is not None and e.call != "P":
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "call-not-complied", "Law 24, 72C",
                 f"{name(e.seat)} called {e.call} when Law 24 required him to pass (alert "
                 f"{rid}): the director must rule on the call.",
                 severity="director", offender=e.seat), e.t)
 
-    def auction_end(self, eng: Engine, t: int) -> None:
+    def auction_end(self, tv: TableView, t: int) -> None:
         """Law 24D/24E: exposed cards go back to a future declarer or dummy, or become
         penalty cards of a defender; one ruling per offender, superseding his Law 24 rulings."""
-        b = eng.b
-        for seat, cards in list(eng.ob.law24.items()):
+        b = tv.b
+        for seat, cards in list(tv.ob.law24.items()):
             if not cards:
                 continue
-            earlier = [rid for rid in eng.ob.law24_rulings.get(seat, [])
-                       if rid not in eng.closed]
+            earlier = [rid for rid in tv.ob.law24_rulings.get(seat, [])
+                       if rid not in tv.closed]
             held = tuple(cards)
             if b.role(seat) in ("declarer", "dummy"):
-                eng.emit(self.draft(
+                tv.emit(self.draft(
                     "no-rectification", "Law 24D",
                     f"{name(seat)} became {b.role(seat)}: the {cards_text(held)} exposed during "
                     "the auction go back to the hand without rectification.",
                     severity="info", offender=seat, cards=held, supersedes=earlier), t)
                 for c in held:
-                    eng.exposed.pop(c, None)
+                    tv.do(Uncovered((c,)), t)
             else:
                 deliberate = any(h in DELIBERATE for h in cards.values())
-                self.penalty(eng, seat, held, deliberate, t, "Law 24E, 50B",
+                self.penalty(tv, seat, held, deliberate, t, "Law 24E, 50B",
                              how=next(iter(cards.values())), supersedes=earlier)
-        eng.ob.law24.clear()
-        eng.ob.must_pass.clear()
+        tv.ob.law24.clear()
+        tv.ob.must_pass.clear()

@@ -7,13 +7,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.cards import lho, partner, side
+from tablesense.engine.effects import (
+    AcceptLead,
+    OpeningLeadFaced,
+    Play,
+    PlayAtTurn,
+    StopPlay,
+    TakeBack,
+)
 from tablesense.events import Observe
 from tablesense.laws.answers import Answers
 from tablesense.laws.base import cards_text, name, suit_name
-from tablesense.laws.calls import Loot, pre_role, state, take_back
+from tablesense.laws.calls import Loot, pre_role, state
 
 if TYPE_CHECKING:
-    from tablesense.engine.table import Engine
+    from tablesense.engine.view import TableView
 
 TOGETHER_MS = 300
 
@@ -30,93 +38,92 @@ class OldPlay(Answers):
     simultaneous_lead_rule: ClassVar[bool] = False  # auction-1929 (8)
     hands_abandoned: ClassVar[bool] = True  # L77
 
-    def is_dealer_side(self, eng: Engine, seat: str) -> bool:
-        return pre_role(eng.b, seat) in ("declarer", "dummy")
+    def is_dealer_side(self, tv: TableView, seat: str) -> bool:
+        return pre_role(tv.b, seat) in ("declarer", "dummy")
 
     # -- cards arriving in a trick zone --------------------------------------------
-    def arrival(self, eng: Engine, seat: str, o: Observe) -> None:
-        b = eng.b
+    def arrival(self, tv: TableView, seat: str, o: Observe) -> None:
+        b = tv.b
         card, t = o.card, o.t
         if b.phase == "auction":
-            self.exposure(eng, seat, (card,), "led", "yes", t, [o])
+            self.exposure(tv, seat, (card,), "led", "yes", t, [o])
             return
         if b.phase not in ("lead", "play") or o.face == "down":
             return
-        st = state(eng)
-        if st.loot is not None and self.follow_false_lead(eng, seat, card, t):
+        st = state(tv)
+        if st.loot is not None and self.follow_false_lead(tv, seat, card, t):
             return
         if b.phase == "lead":
             if seat == b.leader:
-                self.in_turn(eng, seat, card, t)
-                self.lead_faced(eng)
+                self.in_turn(tv, seat, card, t)
+                self.lead_faced(tv)
             else:
-                self.lead_out_of_turn(eng, seat, card, t, opening=True)
+                self.lead_out_of_turn(tv, seat, card, t, opening=True)
             return
         nxt = b.next_to_play()
         if seat == nxt or (seat in b.withdrawn and not b.trick_complete()):
-            self.in_turn(eng, seat, card, t)
+            self.in_turn(tv, seat, card, t)
         elif not b.trick or b.trick_complete():
-            self.lead_out_of_turn(eng, seat, card, t, opening=False)
+            self.lead_out_of_turn(tv, seat, card, t, opening=False)
         else:
-            self.play_out_of_turn(eng, seat, card, t)
+            self.play_out_of_turn(tv, seat, card, t)
 
-    def lead_faced(self, eng: Engine) -> None:
-        b = eng.b
+    def lead_faced(self, tv: TableView) -> None:
+        b = tv.b
         if b.phase == "lead":
-            b.opening_lead_faced = True
-            b.move("lead-faced")
+            tv.do(OpeningLeadFaced(), tv.now)
 
-    def in_turn(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        b = eng.b
+    def in_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        b = tv.b
         if not b.trick or b.trick_complete():
-            state(eng).lead_t = t
-        eng.play(seat, card, t)
+            state(tv).lead_t = t
+        tv.do(Play(seat, card), t)
 
-    def before_play(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None:
-        b = eng.b
+    def before_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
+        b = tv.b
         if leading:
-            self.flush_late(eng, t)
-        self.establish_revokes(eng, seat, t)
+            self.flush_late(tv, t)
+        self.establish_revokes(tv, seat, t)
         if not leading and not b.is_legal(seat, card) and seat != b.dummy:
-            eng.ob.revokes[seat] = (card, len(b.tricks))
-        self.check_calls(eng, seat, card, leading, t)
+            tv.ob.revokes[seat] = (card, len(b.tricks))
+        self.check_calls(tv, seat, card, leading, t)
 
-    def after_play(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None:
-        self.card_played(eng, seat, card)
+    def after_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
+        self.card_played(tv, seat, card)
 
-    def quitted(self, eng: Engine, t: int) -> None:
-        self.flush_late(eng, t)
-        b = eng.b
-        for rseat, (card, trick_no) in list(eng.ob.revokes.items()):
+    def quitted(self, tv: TableView, t: int) -> None:
+        self.flush_late(tv, t)
+        b = tv.b
+        for rseat, (card, trick_no) in list(tv.ob.revokes.items()):
             if len(b.tricks) > trick_no:
-                del eng.ob.revokes[rseat]
-                self.revoke(eng, rseat, card, t)
+                del tv.ob.revokes[rseat]
+                self.revoke(tv, rseat, card, t)
 
-    def end_of_play(self, eng: Engine, t: int) -> None:
-        self.quitted(eng, t)
+    def end_of_play(self, tv: TableView, t: int) -> None:
+        self.quitted(tv, t)
 
     # -- leads out of turn -------------------------------------------------------------
-    def lead_out_of_turn(self, eng: Engine, seat: str, card: str, t: int,
+    def lead_out_of_turn(self, tv: TableView, seat: str, card: str, t: int,
                          opening: bool) -> None:
-        b = eng.b
-        if self.is_dealer_side(eng, seat):
-            r = eng.emit(self.draft(
+        b = tv.b
+        if self.is_dealer_side(tv, seat):
+            r = tv.emit(self.draft(
                 "lead-out-of-turn", self.c("dealer-loot"),
                 f"The declarer led the {card} out of turn from "
                 f"{'dummy' if seat == b.dummy else 'his own hand'}: no penalty; he may take it "
                 "back until the second hand has played to it.",
                 severity="info", offender=b.controller(seat), cards=(card,)), t)
-            state(eng).loot = Loot(seat, card, r.id, dealer=True)
+            state(tv).loot = Loot(seat, card, r.id, dealer=True)
         else:
             options = self.opening_loot_options if opening else self.loot_options
-            r = eng.emit(self.draft(
+            r = tv.emit(self.draft(
                 "lead-out-of-turn", self.c("opening-loot" if opening else "loot"),
                 f"{name(seat)} led the {card} out of turn: {self.loot_choice(options)}. If "
                 "the other three follow it before then, the trick stands.",
                 offender=seat, cards=(card,), options=options), t)
-            state(eng).loot = Loot(seat, card, r.id, dealer=False)
+            state(tv).loot = Loot(seat, card, r.id, dealer=False)
         if opening and self.dummy_down_on_any_lead:
-            self.lead_faced(eng)
+            self.lead_faced(tv)
 
     def loot_choice(self, options: tuple[str, ...]) -> str:
         words = {"call-suit": "call a suit from him or his partner when either next leads",
@@ -125,62 +132,60 @@ class OldPlay(Answers):
                  "require-lead-suit": "require the leader to lead a suit he names"}
         return "the declarer may " + " or ".join(words[o] for o in options)
 
-    def follow_false_lead(self, eng: Engine, seat: str, card: str, t: int) -> bool:
-        b = eng.b
-        loot = state(eng).loot
+    def follow_false_lead(self, tv: TableView, seat: str, card: str, t: int) -> bool:
+        loot = state(tv).loot
         assert loot is not None
         expected = lho(loot.followers[-1][0] if loot.followers else loot.seat)
         if seat != expected:
-            state(eng).loot = None  # the false lead was abandoned
+            state(tv).loot = None  # the false lead was abandoned
             return False
         loot.followers.append((seat, card))
         if loot.dealer or len(loot.followers) == 3:
-            state(eng).loot = None
+            state(tv).loot = None
             if not loot.dealer:
-                eng.emit(self.draft(
+                tv.emit(self.draft(
                     "no-rectification", self.c("false-lead"),
                     f"The other three followed {name(loot.seat)}'s lead out of turn: the "
                     "trick is complete and the error cannot be rectified.",
                     severity="info", offender=loot.seat, cards=(loot.card,),
                     supersedes=(loot.ruling,)), t)
-            b.turn = loot.seat
-            self.lead_faced(eng)
-            eng.play(loot.seat, loot.card, t)
+            self.lead_faced(tv)
+            tv.do(AcceptLead(loot.seat, loot.card), t)
             for fs, fc in loot.followers:
-                eng.play(fs, fc, t)
+                tv.do(Play(fs, fc), t)
         return True
 
     # -- plays before one's turn -------------------------------------------------------
-    def play_out_of_turn(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        b = eng.b
+    def play_out_of_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        b = tv.b
         played = [s for s, _ in b.trick]
         nxt = b.next_to_play()
-        if self.is_dealer_side(eng, seat):
-            eng.emit(self.draft(
+        if self.is_dealer_side(tv, seat):
+            tv.emit(self.draft(
                 "premature-play", self.c("dealer-premature"),
                 f"The declarer played the {card} before his turn: the dealer is never "
                 "penalised; it counts when his turn comes.", severity="info",
                 offender=b.controller(seat), cards=(card,)), t)
-            eng.waiting_play[seat] = card
+            tv.do(PlayAtTurn(seat, card), t)
             return
         if seat in played:
-            self.winning_cards(eng, seat, card, t)
+            self.winning_cards(tv, seat, card, t)
         elif (self.simultaneous_lead_rule and len(b.trick) == 1
-              and b.trick[0][0] == partner(seat) and t - state(eng).lead_t <= TOGETHER_MS):
-            self.make_callable(eng, seat, (card,), self.c("simultaneous"), self.callable_text(
+              and b.trick[0][0] == partner(seat) and t - state(tv).lead_t <= TOGETHER_MS):
+            self.make_callable(tv, seat, (card,), self.c("simultaneous"), self.callable_text(
                 seat, (card,), f"led at the same moment as {name(partner(seat))}'s lead"), t)
         elif nxt == partner(seat) and len(b.trick) == 1:
             pard = name(partner(seat))
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "premature-play", self.c("fourth-before-third"),
                 f"{name(seat)} played the {card} as fourth hand before {pard} (second hand) "
                 "and the third hand had played: "
                 f"the declarer may call on {pard} {self.premature_words()} the trick; the "
                 f"{card} counts as {name(seat)}'s play.", offender=seat, cards=(card,),
                 options=self.premature_options), t)
-            eng.waiting_play[seat] = card
+            tv.do(PlayAtTurn(seat, card), t)
         else:
-            self.make_callable(eng, seat, (card,), self.c("played-in-error"),
+            self.make_callable(tv, seat, (card,), self.c("played-in-error"),
                                self.callable_text(seat, (card,), "played out of turn"), t)
 
     def premature_words(self) -> str:
@@ -188,58 +193,56 @@ class OldPlay(Answers):
             "require-highest" in self.premature_options) else ""
         return f"{hl}to win or not to win"
 
-    def winning_cards(self, eng: Engine, seat: str, card: str, t: int) -> None:
+    def winning_cards(self, tv: TableView, seat: str, card: str, t: int) -> None:
         pard = name(partner(seat))
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "premature-play", self.c("winning-cards"),
             f"{name(seat)} led the {card} again without waiting for {pard} to play: the "
             f"declarer may call on {pard} to win, if he can, the trick.", offender=seat,
             cards=(card,), options=("require-win",)), t)
-        self.make_callable(eng, seat, (card,), self.c("winning-cards"), self.callable_text(
+        self.make_callable(tv, seat, (card,), self.c("winning-cards"), self.callable_text(
             seat, (card,), "played without waiting for partner"), t)
 
     # -- cards played together -----------------------------------------------------------
-    def played_together(self, eng: Engine, seat: str, obs: list[Observe]) -> None:
-        b = eng.b
+    def played_together(self, tv: TableView, seat: str, obs: list[Observe]) -> None:
+        b = tv.b
         cards = tuple(o.card for o in obs)
         t = obs[-1].t
         if b.phase == "auction":
-            self.exposure(eng, seat, cards, "led", "yes", t, obs)
+            self.exposure(tv, seat, cards, "led", "yes", t, obs)
             return
         if b.phase not in ("lead", "play"):
             return
-        if self.is_dealer_side(eng, seat):
-            eng.emit(self.draft(
+        if self.is_dealer_side(tv, seat):
+            tv.emit(self.draft(
                 "cards-played-together", self.c("dealer-together"),
                 f"The declarer played {cards_text(cards)} together: he plays the card he "
                 "leaves in the trick; his cards are never liable to be called.",
                 severity="info", offender=b.controller(seat), cards=cards), t)
-            state(eng).together[seat] = (cards, "")
+            state(tv).together[seat] = (cards, "")
             return
-        r = eng.emit(self.draft(
+        r = tv.emit(self.draft(
             "cards-played-together", self.c("together"),
             f"{name(seat)} played {cards_text(cards)} at once: all are exposed cards; the "
             "declarer calls which one is played to this trick, and the others stay face up, "
             "liable to be called.", offender=seat, cards=cards, options=("designate-card",)), t)
-        state(eng).together[seat] = (cards, r.id)
+        state(tv).together[seat] = (cards, r.id)
 
-    def withdrawn(self, eng: Engine, o: Observe) -> None:
-        b = eng.b
+    def withdrawn(self, tv: TableView, o: Observe) -> None:
+        b = tv.b
         seat, card = o.seat, o.card
-        st = state(eng)
-        if self.correct_late(eng, seat, card):
+        st = state(tv)
+        if self.correct_late(tv, seat, card):
             return
-        rev = eng.ob.revokes.get(seat)
-        if rev is not None and rev[0] == card and take_back(b, seat, card):
-            del eng.ob.revokes[seat]
-            eng.played.discard(card)
+        rev = tv.ob.revokes.get(seat)
+        if rev is not None and rev[0] == card and tv.do(TakeBack(seat, card), o.t):
+            del tv.ob.revokes[seat]
             st.fixing = len(b.tricks)
-            self.renounce_corrected(eng, seat, card, o.t)
+            self.renounce_corrected(tv, seat, card, o.t)
             return
         if st.fixing == len(b.tricks) and (seat, card) in b.trick and not b.trick_complete():
-            b.trick.remove((seat, card))  # L94: those who played after him may take back
-            b.hands[seat].add(card)
-            eng.played.discard(card)
+            # L94: those who played after him may take back their cards.
+            tv.do(TakeBack(seat, card, keep_place=False), o.t)
             return
         if st.loot is not None and st.loot.seat == seat and st.loot.card == card:
             st.loot = None
@@ -247,108 +250,108 @@ class OldPlay(Answers):
         pend = st.together.get(seat)
         if pend is None or pend[1] or card not in pend[0]:
             return
-        left = [c for c in pend[0] if (p := eng.tracker.where(c)) is not None
+        left = [c for c in pend[0] if (p := tv.where(c)) is not None
                 and p.zone == "trick"]
         if len(left) == 1:
             del st.together[seat]
-            self.arrival(eng, seat, Observe(o.t, seat, left[0], "trick", "up", "at"))
+            self.arrival(tv, seat, Observe(o.t, seat, left[0], "trick", "up", "at"))
 
-    def renounce_corrected(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        b = eng.b
-        if not self.is_dealer_side(eng, seat):
-            self.adversary_renounce(eng, seat, card, t)
+    def renounce_corrected(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        b = tv.b
+        if not self.is_dealer_side(tv, seat):
+            self.adversary_renounce(tv, seat, card, t)
             return
         order = [s for s, _ in b.trick]
         both = all(s in order for s in (lho(b.declarer or seat), partner(lho(b.declarer
                                                                               or seat))))
         fourth = b.withdrawn.get(seat) == 3
         if self.dealer_renounce_penalty and both and not fourth and seat == b.declarer:
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "revoke-corrected", self.c("dealer-renounce"),
                 f"The declarer corrected his renounce (the {card}): the eldest hand may "
                 "require him to play his highest or lowest card of the suit.",
                 offender=seat, cards=(card,), options=("require-highest", "require-lowest")), t)
             return
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "no-rectification", self.c("dealer-renounce"),
             f"The declarer corrected his renounce (the {card}) in time: no penalty here.",
             severity="info", offender=b.controller(seat), cards=(card,)), t)
 
-    def adversary_renounce(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        self.make_callable(eng, seat, (card,), self.c("renounce"), (
+    def adversary_renounce(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        self.make_callable(tv, seat, (card,), self.c("renounce"), (
             f"{name(seat)} corrected his renounce in time: the {card} played in error is an "
             "exposed card, liable to be called; or the declarer may require his highest or "
             "lowest card of the suit to this trick. Those who played after him may take back "
             "their cards, which are not exposed."), t, options=self.renounce_options)
 
-    def revoke(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        b = eng.b
-        eng.emit(self.draft(
+    def revoke(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        b = tv.b
+        tv.emit(self.draft(
             "revoke", self.c("revoke"),
             f"{name(seat)} revoked with the {card} and the trick was turned and quitted (or his "
             "side played to the next trick): the revoke is established and its penalty is "
             "scored at the end of the hand.", offender=b.controller(seat), cards=(card,)), t)
 
     # -- thrown hands, claims --------------------------------------------------------------
-    def thrown_hand(self, eng: Engine, seat: str, cards: tuple[str, ...], vis: str, t: int,
+    def thrown_hand(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str, t: int,
                     obs: list[Observe]) -> None:
-        b = eng.b
+        b = tv.b
         if seat == b.dummy:
             return
-        if self.abandon(eng, seat, t):
+        if self.abandon(tv, seat, t):
             return
         if seat == b.declarer:
-            state(eng).thrown[seat] = ""
-            eng.emit(self.draft(
+            state(tv).thrown[seat] = ""
+            tv.emit(self.draft(
                 "no-rectification", self.c("dealer-shows"),
                 f"The declarer faced {cards_text(cards)}: under this code only a claim is a "
                 "claim, and his cards are never liable to be called.", severity="info",
                 offender=seat, cards=cards), t)
             return
-        state(eng).thrown[seat] = self.make_callable(
-            eng, seat, cards, self.c("thrown"), self.callable_text(
+        state(tv).thrown[seat] = self.make_callable(
+            tv, seat, cards, self.c("thrown"), self.callable_text(
                 seat, cards, "thrown face up on the table") + " His partner cannot be forced "
             "to abandon his own hand.", t)
 
-    def abandon(self, eng: Engine, seat: str, t: int) -> bool:
+    def abandon(self, tv: TableView, seat: str, t: int) -> bool:
         """All the players have thrown their cards face up: the hands are abandoned."""
-        b = eng.b
-        thrown = state(eng).thrown
+        b = tv.b
+        thrown = state(tv).thrown
         need = {s for s in ("N", "E", "S", "W") if s != b.dummy}
         if not self.hands_abandoned or need - set(thrown) != {seat}:
             return False
         earlier = tuple(rid for rid in thrown.values() if rid)
         thrown[seat] = ""
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "hands-abandoned", self.c("abandoned"),
             "All the players have thrown their cards face up: the hands are abandoned and the "
             "score stands as claimed and admitted; the hands may be examined only to establish "
             "a revoke.", severity="penalty", supersedes=earlier), t)
-        for s in list(state(eng).callable):
-            self.pick_up(eng, s, tuple(state(eng).callable[s]))
+        for s in list(state(tv).callable):
+            self.pick_up(tv, s, tuple(state(tv).callable[s]))
         if b.phase == "play":
-            b.move("claim")
+            tv.do(StopPlay(), t)
         return True
 
-    def claim_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], vis: str,
+    def claim_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str,
                        t: int) -> None:
-        b = eng.b
+        b = tv.b
         if side(seat) == side(b.declarer or seat) and seat == b.declarer:
-            if self.abandon(eng, seat, t):
+            if self.abandon(tv, seat, t):
                 return
-            state(eng).thrown[seat] = ""
-            eng.emit(self.draft(
+            state(tv).thrown[seat] = ""
+            tv.emit(self.draft(
                 "claim-exposure", self.c("dealer-claim"),
                 f"The declarer showed {cards_text(cards)} with his claim: his cards are not "
                 "liable to be called.", severity="info", offender=seat, cards=cards), t)
             return
         if seat == b.dummy:
             return
-        self.adversary_claim_exposure(eng, seat, cards, vis, t)
+        self.adversary_claim_exposure(tv, seat, cards, vis, t)
 
-    def adversary_claim_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...],
+    def adversary_claim_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...],
                                  vis: str, t: int) -> None:
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "claim-exposure", self.c("claim"),
             f"{name(seat)} exposed {cards_text(cards)} after the declarer's claim: these cards "
             "are not liable to be called, even if the claim proves false (nor should the "

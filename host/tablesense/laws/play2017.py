@@ -7,9 +7,21 @@ not played (52), and the lead options of 50D2 and 51.
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import TYPE_CHECKING
 
 from tablesense.cards import is_honour, lho, partner, rank_value, suit
+from tablesense.engine.effects import (
+    AcceptLead,
+    Answered,
+    Covered,
+    OpeningLeadFaced,
+    Play,
+    PlayAtTurn,
+    StopPlay,
+    SwapDeclarer,
+    TakeBack,
+)
 from tablesense.engine.errors import InvalidEvent
 from tablesense.engine.obligations import Pending, Restriction
 from tablesense.events import Observe
@@ -17,7 +29,7 @@ from tablesense.laws.base import LawCode, cards_text, name, suit_name
 
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
-    from tablesense.engine.table import Engine
+    from tablesense.engine.view import TableView
     from tablesense.events import Decide
 
 PLAY_OPTIONS = ("require-highest", "require-lowest", "require-other-suit", "forbid-other-suit")
@@ -26,57 +38,53 @@ PLAY_OPTIONS = ("require-highest", "require-lowest", "require-other-suit", "forb
 class Play2017(LawCode):
     """Play irregularities under the 2017 Laws (mixed into Duplicate2017)."""
 
-    def penalty(self, eng: Engine, seat: str, cards: tuple[str, ...], deliberate: bool, t: int,
+    def penalty(self, tv: TableView, seat: str, cards: tuple[str, ...], deliberate: bool, t: int,
                 cite: str, *, vis: str = "yes", how: str = "dropped",
                 supersedes: list[str] | None = None) -> None:
         raise NotImplementedError
 
     # -- helpers -------------------------------------------------------------------
-    def pending(self, eng: Engine, kind: str, seat: str | None = None) -> Pending | None:
-        return next((p for p in eng.ob.pending
+    def pending(self, tv: TableView, kind: str, seat: str | None = None) -> Pending | None:
+        return next((p for p in tv.ob.pending
                      if p.kind == kind and (seat is None or p.seat == seat)), None)
 
-    def pending_opening_loot(self, eng: Engine) -> Pending | None:
-        return next((p for p in eng.ob.pending if p.kind == "loot" and p.opening), None)
+    def pending_opening_loot(self, tv: TableView) -> Pending | None:
+        return next((p for p in tv.ob.pending if p.kind == "loot" and p.opening), None)
 
-    def await_lead_option(self, eng: Engine, seat: str) -> None:
+    def await_lead_option(self, tv: TableView, seat: str) -> None:
         """Declarer chooses a lead option before ``seat``'s partner leads (50D2)."""
-        b = eng.b
+        b = tv.b
         pard = partner(seat)
         on_lead = (b.phase == "lead" and pard == b.leader) or (
             b.phase == "play" and b.next_to_play() == pard
             and (not b.trick or b.trick_complete()))
-        majors = [pc for pc in eng.ob.pcs(seat).values() if pc.major]
+        majors = [pc for pc in tv.ob.pcs(seat).values() if pc.major]
         if on_lead and majors:
-            eng.ob.awaiting_option[pard] = majors[-1].ruling
+            tv.ob.awaiting_option[pard] = majors[-1].ruling
 
-    def become_dummy(self, eng: Engine, t: int) -> None:
+    def become_dummy(self, tv: TableView, t: int) -> None:
         """Law 54A: declarer spreads his hand; his partner becomes declarer."""
-        b = eng.b
-        p = self.pending_opening_loot(eng)
+        b = tv.b
+        p = self.pending_opening_loot(tv)
         assert b.declarer is not None
-        b.declarer = partner(b.declarer)
+        tv.do(SwapDeclarer(), t)
         if p is not None:
-            self.accept(eng, p, t)
+            self.accept(tv, p, t)
 
-    def accept(self, eng: Engine, p: Pending, t: int) -> None:
-        b = eng.b
-        eng.ob.pending.remove(p)
-        eng.answered.add(p.ruling)
-        if b.trick_complete():
-            b.quit_trick()
-        b.turn = p.seat
-        eng.play(p.seat, p.cards[0], t)
+    def accept(self, tv: TableView, p: Pending, t: int) -> None:
+        b = tv.b
+        tv.ob.pending.remove(p)
+        tv.do(Answered(p.ruling), t)
+        tv.do(AcceptLead(p.seat, p.cards[0]), t)
         if p.opening and b.phase == "lead":
-            b.opening_lead_faced = True
-            b.move("lead-faced")
+            tv.do(OpeningLeadFaced(), t)
 
     # -- cards arriving in a trick zone ------------------------------------------------
-    def arrival(self, eng: Engine, seat: str, o: Observe) -> None:
-        b = eng.b
+    def arrival(self, tv: TableView, seat: str, o: Observe) -> None:
+        b = tv.b
         card = o.card
         if b.phase == "auction":
-            self.exposure(eng, seat, (card,), "led", "yes", o.t, [o])
+            self.exposure(tv, seat, (card,), "led", "yes", o.t, [o])
             return
         if b.phase == "claim":
             return
@@ -84,45 +92,44 @@ class Play2017(LawCode):
             if o.face == "down":
                 return  # a face-down opening lead is not exposed (Law 41A)
             if seat == b.leader:
-                self._in_turn(eng, seat, card, o.t)
+                self._in_turn(tv, seat, card, o.t)
                 if b.phase == "lead":
-                    b.opening_lead_faced = True
-                    b.move("lead-faced")
+                    tv.do(OpeningLeadFaced(), o.t)
             elif b.role(seat) == "leaders-partner":
-                self.opening_lead_out_of_turn(eng, seat, card, o.t)
+                self.opening_lead_out_of_turn(tv, seat, card, o.t)
             else:
-                self.exposure(eng, seat, (card,), "led", "yes", o.t, [o])
+                self.exposure(tv, seat, (card,), "led", "yes", o.t, [o])
             return
-        loot = self.pending(eng, "loot")
+        loot = self.pending(tv, "loot")
         if loot is not None and seat == lho(loot.seat) and seat != b.next_to_play():
-            self.accept(eng, loot, o.t)  # Law 53A: the next hand played to it
+            self.accept(tv, loot, o.t)  # Law 53A: the next hand played to it
         nxt = b.next_to_play()
         if seat == nxt:
-            self._in_turn(eng, seat, card, o.t)
+            self._in_turn(tv, seat, card, o.t)
         elif not b.trick or b.trick_complete():
-            self.lead_out_of_turn(eng, seat, card, o.t)
+            self.lead_out_of_turn(tv, seat, card, o.t)
         else:
-            self.play_out_of_turn(eng, seat, card, o.t)
+            self.play_out_of_turn(tv, seat, card, o.t)
 
-    def _in_turn(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        b = eng.b
+    def _in_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        b = tv.b
         leading = not b.trick or b.trick_complete()
-        if leading and seat in eng.ob.awaiting_option and b.is_defender(seat):
-            rid = eng.ob.awaiting_option.pop(seat)
+        if leading and seat in tv.ob.awaiting_option and b.is_defender(seat):
+            rid = tv.ob.awaiting_option.pop(seat)
             # Seed 002: partner may not lead before declarer has chosen; such a lead
             # also becomes a penalty card.
-            self.penalty(eng, seat, (card,), True, t, f"Law 50D2 (alert {rid} pending)",
+            self.penalty(tv, seat, (card,), True, t, f"Law 50D2 (alert {rid} pending)",
                          how="led")
             return
-        eng.play(seat, card, t)
+        tv.do(Play(seat, card), t)
 
-    def before_play(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None:
-        b = eng.b
-        self.establish_revokes(eng, seat, t)
+    def before_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
+        b = tv.b
+        self.establish_revokes(tv, seat, t)
         if not leading and not b.is_legal(seat, card) and seat != b.dummy:
-            eng.ob.revokes[seat] = (card, len(b.tricks))
-        self._check_restrictions(eng, seat, card, leading, t)
-        pcs = eng.ob.pcs(seat)
+            tv.ob.revokes[seat] = (card, len(b.tricks))
+        self._check_restrictions(tv, seat, card, leading, t)
+        pcs = tv.ob.pcs(seat)
         if not pcs or card in pcs:
             return
         due = [c for c, pc in pcs.items() if pc.major and b.is_legal(seat, c)]
@@ -132,33 +139,33 @@ class Play2017(LawCode):
                         and not is_honour(card)]
         if (due and not follows) or minor_broken:
             owed = tuple(due or minor_broken)
-            eng.ob.pending.append(Pending("", "pc-not-played", seat, (card,)))
-            r = eng.emit(self.draft(
+            tv.ob.pending.append(Pending("", "pc-not-played", seat, (card,)))
+            r = tv.emit(self.draft(
                 "penalty-card-not-played", "Law 52, 50D1" if due else "Law 52, 50C",
                 f"{name(seat)} played the {card} when his penalty card {cards_text(owed)} "
                 "was due: declarer may accept that play or make him play the penalty card, the "
                 "card played then becoming a major penalty card.",
                 offender=seat, cards=(*owed, card), options=("accept-play", "refuse-play")), t)
-            eng.ob.pending[-1].ruling = r.id
+            tv.ob.pending[-1].ruling = r.id
 
-    def _check_restrictions(self, eng: Engine, seat: str, card: str, leading: bool,
+    def _check_restrictions(self, tv: TableView, seat: str, card: str, leading: bool,
                             t: int) -> None:
-        b = eng.b
+        b = tv.b
         hand = b.hands[seat]
-        for rule in list(eng.ob.lead_rules if leading else eng.ob.play_rules):
+        for rule in list(tv.ob.lead_rules if leading else tv.ob.play_rules):
             if rule.seat != seat:
                 continue
             ok = self._complies(rule, card, hand, b.led_suit() if not leading else None)
             if not rule.lasting:
-                (eng.ob.lead_rules if leading else eng.ob.play_rules).remove(rule)
+                (tv.ob.lead_rules if leading else tv.ob.play_rules).remove(rule)
             if not ok:
-                eng.emit(self.draft(
+                tv.emit(self.draft(
                     "call-not-complied", "Law 50D2, 57A, 59",
                     f"{name(seat)} played the {card} against the restriction chosen in alert "
                     f"{rule.ruling} ({rule.option}): the director must rule.",
                     severity="director", offender=seat, cards=(card,)), t)
 
-    def _complies(self, rule: Restriction, card: str, hand: set[str], led: str | None) -> bool:
+    def _complies(self, rule: Restriction, card: str, hand: Set[str], led: str | None) -> bool:
         s = rule.suit
         if rule.option == "require-lead-suit" or rule.option == "require-other-suit":
             return suit(card) == s or not any(suit(c) == s for c in hand)
@@ -172,32 +179,32 @@ class Play2017(LawCode):
             return rank_value(card) >= max(values)
         return rank_value(card) <= min(values)
 
-    def after_play(self, eng: Engine, seat: str, card: str, leading: bool, t: int) -> None:
-        b = eng.b
-        for pcs in eng.ob.penalty.values():
+    def after_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
+        b = tv.b
+        for pcs in tv.ob.penalty.values():
             pcs.pop(card, None)
-        eng.ob.designated.pop(seat, None)
+        tv.ob.designated.pop(seat, None)
         if b.trick_complete():
-            eng.ob.play_rules.clear()
+            tv.ob.play_rules.clear()
             winner = b.turn
             assert winner is not None
-            eng.ob.lead_rules = [r for r in eng.ob.lead_rules if r.seat == winner]
-            if b.is_defender(winner) and any(pc.major for pc in eng.ob.pcs(partner(winner))
+            tv.ob.lead_rules = [r for r in tv.ob.lead_rules if r.seat == winner]
+            if b.is_defender(winner) and any(pc.major for pc in tv.ob.pcs(partner(winner))
                                              .values()):
-                self.await_lead_option(eng, partner(winner))
+                self.await_lead_option(tv, partner(winner))
 
     # -- leads and plays out of turn ---------------------------------------------------
-    def opening_lead_out_of_turn(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        r = eng.emit(self.draft(
+    def opening_lead_out_of_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        r = tv.emit(self.draft(
             "lead-out-of-turn", "Law 54",
             f"{name(seat)} faced the opening lead ({card}) out of turn: declarer may accept it, "
             "accept it and become dummy by spreading his hand, or refuse it, when it becomes a "
             "major penalty card.", offender=seat, cards=(card,),
             options=("accept-lead", "become-dummy", "refuse-lead")), t)
-        eng.ob.pending.append(Pending(r.id, "loot", seat, (card,), opening=True))
+        tv.ob.pending.append(Pending(r.id, "loot", seat, (card,), opening=True))
 
-    def lead_out_of_turn(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        b = eng.b
+    def lead_out_of_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        b = tv.b
         ctl = b.controller(seat)
         if ctl == b.declarer:
             hand = "dummy" if seat == b.dummy else "his own hand"
@@ -209,12 +216,12 @@ class Play2017(LawCode):
             text = (f"{name(seat)} led the {card} out of turn: declarer may accept the lead, "
                     "or refuse it, when it becomes a major penalty card.")
             law = "Law 53, 56"
-        r = eng.emit(self.draft("lead-out-of-turn", law, text, offender=ctl, cards=(card,),
+        r = tv.emit(self.draft("lead-out-of-turn", law, text, offender=ctl, cards=(card,),
                                 options=("accept-lead", "refuse-lead")), t)
-        eng.ob.pending.append(Pending(r.id, "loot", seat, (card,)))
+        tv.ob.pending.append(Pending(r.id, "loot", seat, (card,)))
 
-    def play_out_of_turn(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        b = eng.b
+    def play_out_of_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        b = tv.b
         ctl = b.controller(seat)
         assert b.trick_leader is not None
         order = [b.trick_leader]
@@ -222,7 +229,7 @@ class Play2017(LawCode):
             order.append(lho(order[-1]))
         done = len(b.trick)
         if ctl == b.declarer:
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "premature-play", "Law 57D, 48A",
                 f"Declarer played the {card} out of turn: it goes back without rectification.",
                 severity="info", offender=ctl, cards=(card,)), t)
@@ -230,181 +237,179 @@ class Play2017(LawCode):
         waiting = order[done:]
         before_me = waiting[:waiting.index(seat)] if seat in waiting else waiting
         if partner(seat) in before_me:
-            self._premature(eng, seat, card, t, order[:done])
+            self._premature(tv, seat, card, t, order[:done])
         elif b.is_legal(seat, card):
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "premature-play", "Law 57D",
                 f"{name(seat)} played the {card} before his right-hand opponent: it is a legal "
                 "card and is played at his proper turn, without rectification.",
                 severity="info", offender=seat, cards=(card,)), t)
-            eng.waiting_play[seat] = card
+            tv.do(PlayAtTurn(seat, card), t)
         else:
-            self.penalty(eng, seat, (card,), True, t, "Law 57D", how="played")
+            self.penalty(tv, seat, (card,), True, t, "Law 57D", how="played")
 
-    def _premature(self, eng: Engine, seat: str, card: str, t: int, played: list[str]) -> None:
-        b = eng.b
+    def _premature(self, tv: TableView, seat: str, card: str, t: int, played: list[str]) -> None:
+        b = tv.b
         pard = name(partner(seat))
         if b.declarer in played and b.dummy in played:
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "premature-play", "Law 57C1",
                 f"{name(seat)} played the {card} before {pard}, but declarer had played from "
                 "both hands: no rectification.", severity="info", offender=seat, cards=(card,)),
                 t)
-            eng.waiting_play[seat] = card
+            tv.do(PlayAtTurn(seat, card), t)
             return
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "premature-play", "Law 57A",
             f"{name(seat)} played the {card} before {pard} had played: declarer may require "
             f"{pard} to play the highest or lowest card of the suit led, or a card of another "
             "suit he names, or forbid him that suit.",
             offender=seat, cards=(card,), options=PLAY_OPTIONS), t)
-        self.penalty(eng, seat, (card,), True, t, "Law 57A", how="led")
+        self.penalty(tv, seat, (card,), True, t, "Law 57A", how="led")
 
     # -- cards played together, withdrawn cards ---------------------------------------------
-    def played_together(self, eng: Engine, seat: str, obs: list[Observe]) -> None:
-        b = eng.b
+    def played_together(self, tv: TableView, seat: str, obs: list[Observe]) -> None:
+        b = tv.b
         cards = tuple(o.card for o in obs)
         if b.phase == "auction":
-            self.exposure(eng, seat, cards, "led", "yes", obs[-1].t, obs)
+            self.exposure(tv, seat, cards, "led", "yes", obs[-1].t, obs)
             return
         if b.phase not in ("lead", "play"):
             return
         t = obs[-1].t
         visible = [o for o in obs if o.face != "down" and (o.seen_by is None or o.seen_by)]
         if b.controller(seat) == b.declarer and b.phase == "play":
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "cards-played-together", "Law 58B, 48A",
                 f"Declarer played {cards_text(cards)} together: he plays the card he leaves in "
                 "the trick; the other goes back without rectification.",
                 severity="info", offender=b.declarer, cards=cards), t)
-            eng.ob.pending.append(Pending("", "together", seat, cards))
+            tv.ob.pending.append(Pending("", "together", seat, cards))
             return
         if len(visible) <= 1:
             shown = (visible or obs)[0]
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "cards-played-together", "Law 58B1",
                 f"{name(seat)} played {cards_text(cards)} together but only the {shown.card} "
                 "could be seen: it is played, the others go back without rectification.",
                 severity="info", offender=seat, cards=cards), t)
             for c in cards:
-                eng.exposed.setdefault(c, "")
-            self.arrival(eng, seat, shown)
+                tv.do(Covered((c,), "", replace=False), t)
+            self.arrival(tv, seat, shown)
             return
-        r = eng.emit(self.draft(
+        r = tv.emit(self.draft(
             "cards-played-together", "Law 58B2",
             f"{name(seat)} played {cards_text(cards)} together, faces visible: he chooses the "
             "card he plays and each other card becomes a penalty card; an opponent who played "
             "after him may take back his card.",
             offender=seat, cards=cards, options=("withdraw-substitute",)), t)
-        eng.ob.pending.append(Pending(r.id, "together", seat, cards))
+        tv.ob.pending.append(Pending(r.id, "together", seat, cards))
 
-    def withdrawn(self, eng: Engine, o: Observe) -> None:
-        b = eng.b
+    def withdrawn(self, tv: TableView, o: Observe) -> None:
+        b = tv.b
         seat, card = o.seat, o.card
-        rev = eng.ob.revokes.get(seat)
-        if rev is not None and rev[0] == card and b.take_back(seat, card):
-            del eng.ob.revokes[seat]
-            eng.played.discard(card)
-            self.revoke_corrected(eng, seat, card, o.t)
+        rev = tv.ob.revokes.get(seat)
+        if rev is not None and rev[0] == card and tv.do(TakeBack(seat, card), o.t):
+            del tv.ob.revokes[seat]
+            self.revoke_corrected(tv, seat, card, o.t)
             return
-        p = next((p for p in eng.ob.pending if p.kind == "together" and p.seat == seat
+        p = next((p for p in tv.ob.pending if p.kind == "together" and p.seat == seat
                   and card in p.cards), None)
         if p is None:
             return
         left = [c for c in p.cards
-                if (pos := eng.tracker.where(c)) is not None and pos.zone == "trick"]
+                if (pos := tv.where(c)) is not None and pos.zone == "trick"]
         if len(left) != 1:
             return
-        eng.ob.pending.remove(p)
+        tv.ob.pending.remove(p)
         others = tuple(c for c in p.cards if c != left[0])
-        self.arrival(eng, seat, Observe(o.t, seat, left[0], "trick", "up", "at"))
+        self.arrival(tv, seat, Observe(o.t, seat, left[0], "trick", "up", "at"))
         if p.ruling and b.controller(seat) != b.declarer:
-            self.penalty(eng, seat, others, False, o.t, "Law 58B2, 50B", how="played")
+            self.penalty(tv, seat, others, False, o.t, "Law 58B2, 50B", how="played")
 
-    def revoke_corrected(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        b = eng.b
+    def revoke_corrected(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        b = tv.b
         if b.controller(seat) == b.declarer:
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "no-rectification", "Law 62B, 48A",
                 f"Declarer corrected his revoke: the {card} goes back to the hand without "
                 "rectification.", severity="info", offender=b.declarer, cards=(card,)), t)
             return
-        self.penalty(eng, seat, (card,), True, t, "Law 62B1, 50B", how="played")
+        self.penalty(tv, seat, (card,), True, t, "Law 62B1, 50B", how="played")
 
-    def revoke(self, eng: Engine, seat: str, card: str, t: int) -> None:
-        b = eng.b
-        eng.emit(self.draft(
+    def revoke(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        b = tv.b
+        tv.emit(self.draft(
             "revoke", "Law 61, 63A, 64",
             f"{name(seat)} revoked with the {card} and the revoke is established: the director "
             "transfers tricks at the end of play.", offender=b.controller(seat), cards=(card,)),
             t)
 
     # -- declarer's hand faced ---------------------------------------------------------
-    def thrown_hand(self, eng: Engine, seat: str, cards: tuple[str, ...], vis: str, t: int,
+    def thrown_hand(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str, t: int,
                     obs: list[Observe]) -> None:
-        b = eng.b
+        b = tv.b
         if seat != b.declarer:
             if seat != b.dummy:
-                self.exposure(eng, seat, cards, "thrown", vis, t, obs)
+                self.exposure(tv, seat, cards, "thrown", vis, t, obs)
             return
         if not b.tricks and len(b.trick) == 1:
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "no-rectification", "Law 48B2",
                 "Declarer spread his hand as if he were dummy right after the opening lead: "
                 "clearly not a claim; no rectification.", severity="info", offender=seat,
                 cards=cards), t)
             return
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "claim", "Law 48B2, 68",
             f"Declarer faced {cards_text(cards)}: treated as a claim; play stops and the "
             "claim is settled under Law 68.", severity="info", offender=seat, cards=cards), t)
-        self.establish_revokes(eng, None, t)
-        b.move("claim")
+        self.establish_revokes(tv, None, t)
+        tv.do(StopPlay(), t)
 
     # -- the non-offending side's choices ---------------------------------------------------
-    def decide(self, eng: Engine, r: Ruling, d: Decide) -> None:
-        b = eng.b
+    def decide(self, tv: TableView, r: Ruling, d: Decide) -> None:
+        b = tv.b
         opt = d.option
-        p = next((p for p in eng.ob.pending if p.ruling == r.id), None)
+        p = next((p for p in tv.ob.pending if p.ruling == r.id), None)
         if r.kind == "lead-out-of-turn":
             if p is None:
                 raise InvalidEvent(b.phase, "decide", f"alert {r.id} was already answered")
             if opt == "accept-lead":
-                self.accept(eng, p, d.t)
+                self.accept(tv, p, d.t)
             elif opt == "become-dummy":
-                self.become_dummy(eng, d.t)
+                self.become_dummy(tv, d.t)
             else:
-                eng.ob.pending.remove(p)
+                tv.ob.pending.remove(p)
                 if b.controller(p.seat) != b.declarer:
-                    self.penalty(eng, p.seat, p.cards, True, d.t,
+                    self.penalty(tv, p.seat, p.cards, True, d.t,
                                  "Law 54D, 56" if p.opening else "Law 56", how="led")
         elif r.kind in ("major-penalty-card", "minor-penalty-card"):
-            self._pc_option(eng, r, d)
+            self._pc_option(tv, r, d)
         elif r.kind == "penalty-card-not-played":
             if p is not None:
-                eng.ob.pending.remove(p)
+                tv.ob.pending.remove(p)
             if opt == "refuse-play" and r.offender is not None:
                 card = r.cards[-1]
-                if b.take_back(r.offender, card):
-                    eng.played.discard(card)
-                self.penalty(eng, r.offender, (card,), True, d.t, "Law 52B", how="played")
+                tv.do(TakeBack(r.offender, card), d.t)
+                self.penalty(tv, r.offender, (card,), True, d.t, "Law 52B", how="played")
         elif r.kind == "premature-play" and r.offender is not None:
             if opt in ("require-other-suit", "forbid-other-suit") and d.suit is None:
                 raise InvalidEvent(b.phase, "decide", f"option {opt} needs a suit")
-            eng.ob.play_rules.append(Restriction(partner(r.offender), opt, d.suit, r.id))
+            tv.ob.play_rules.append(Restriction(partner(r.offender), opt, d.suit, r.id))
 
-    def _pc_option(self, eng: Engine, r: Ruling, d: Decide) -> None:
-        b = eng.b
+    def _pc_option(self, tv: TableView, r: Ruling, d: Decide) -> None:
+        b = tv.b
         assert r.offender is not None
         seat = r.offender
-        pcs = eng.ob.pcs(seat)
+        pcs = tv.ob.pcs(seat)
         if d.option == "designate-card":
             if d.card is None or d.card not in pcs:
                 raise InvalidEvent(b.phase, "decide", "designate-card needs one of "
                                    f"{name(seat)}'s penalty cards in field card")
-            eng.ob.designated[seat] = d.card
+            tv.ob.designated[seat] = d.card
             return
-        eng.ob.awaiting_option.pop(partner(seat), None)
+        tv.ob.awaiting_option.pop(partner(seat), None)
         if d.option == "pc-remains":
             return
         s = d.suit or next((suit(c) for c in r.cards if c in pcs), None)
@@ -412,7 +417,7 @@ class Play2017(LawCode):
             raise InvalidEvent(b.phase, "decide", "no penalty card left to name a suit from")
         for c in [c for c in pcs if suit(c) == s]:
             del pcs[c]
-        eng.ob.lead_rules.append(Restriction(partner(seat), d.option, s, r.id,
+        tv.ob.lead_rules.append(Restriction(partner(seat), d.option, s, r.id,
                                              lasting=d.option == "forbid-lead-suit"))
 
 

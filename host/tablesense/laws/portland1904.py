@@ -12,14 +12,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.cards import lho, partner, rho, side, suit
+from tablesense.engine.effects import CloseRulings
 from tablesense.laws.base import cards_text, name
 from tablesense.laws.calls import pre_role, state
 from tablesense.laws.oldplay import OldPlay
 
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
-    from tablesense.engine.table import Engine
     from tablesense.engine.tracker import Position
+    from tablesense.engine.view import TableView
     from tablesense.events import Call, Named, Observe
 
 LAST_CARDS_MS = 2000  # L41: "one of the last cards", no reasonable time to decide
@@ -127,16 +128,16 @@ class Portland1904(OldPlay):
         return [lho(b_dealer), rho(b_dealer)]
 
     # -- before the deal is complete ------------------------------------------------------
-    def setup_exposure(self, eng: Engine, o: Observe) -> None:
-        b = eng.b
-        st = state(eng)
+    def setup_exposure(self, tv: TableView, o: Observe) -> None:
+        b = tv.b
+        st = state(tv)
         step = b.step or "deal"
         if step == "draw":
             drawn = st.drawn.setdefault(o.seat, [])
             if o.card not in drawn:
                 drawn.append(o.card)
             if len(drawn) == 2:
-                eng.emit(self.draft(
+                tv.emit(self.draft(
                     self.setup_kinds["draw"], self.c("draw"),
                     f"{name(o.seat)} exposed more than one card ({cards_text(tuple(drawn))}) "
                     "in drawing: he must draw again.", offender=o.seat, cards=tuple(drawn)),
@@ -144,13 +145,13 @@ class Portland1904(OldPlay):
             return
         if step == "deal" and o.zone != "hand" and o.card not in st.seen_down:
             step = "pack"
-        if step in st.steps_ruled or "redeal" in eng.flags:
+        if step in st.steps_ruled or tv.ob.redeal_ruled:
             return
         kind = self.setup_kinds.get(step, "redeal")
         offender = o.seat if o.zone == "hand" else b.dealer
         if kind == "new-deal" and b.dealer is not None and offender is not None:
             claimants = self.deal_claimants(b.dealer, offender)
-            r = eng.emit(self.draft(
+            r = tv.emit(self.draft(
                 "new-deal", self.c(step),
                 f"The {o.card} was exposed during the deal by {name(offender)}: "
                 f"{' or '.join(name(s) for s in claimants)} may claim a new deal, unless he has "
@@ -161,55 +162,56 @@ class Portland1904(OldPlay):
             st.steps_ruled.add(step)
             return
         st.steps_ruled.add(step)
-        eng.flags.add("redeal")
+        tv.ob.redeal_ruled = True
         what = {"shuffle": "a fresh shuffle", "cut": "a fresh cut",
                 "pack": "a new deal"}.get(step, "a fresh shuffle, cut and deal")
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "redeal", self.c(step),
             f"The {o.card} was seen face up during the {step if step != 'pack' else 'deal'}"
             f"{' (faced in the pack)' if step == 'pack' else ''}: there must be {what}.",
             offender=offender, cards=(o.card,)), o.t)
 
-    def after_dealt(self, eng: Engine, t: int) -> None:
-        st = state(eng)
+    def after_dealt(self, tv: TableView, t: int) -> None:
+        super().after_dealt(tv, t)
+        st = state(tv)
         for rid, when in st.deal_claims.items():
             if t - when > LAST_CARDS_MS:
-                eng.closed.add(rid)
+                tv.do(CloseRulings((rid,)), tv.now)
 
-    def observed(self, eng: Engine, o: Observe, prev: Position | None) -> None:
-        st = state(eng)
+    def observed(self, tv: TableView, o: Observe, prev: Position | None) -> None:
+        st = state(tv)
         if o.face == "down":
             st.seen_down.add(o.card)
-        if o.zone == "hand" and eng.b.phase in ("setup", "auction"):
+        if o.zone == "hand" and tv.b.phase in ("setup", "auction"):
             for rid in st.deal_claims:
                 claimants = st.claims.get(rid, [])
                 if o.seat in claimants:
                     claimants.remove(o.seat)
                     if not claimants:
-                        eng.closed.add(rid)
+                        tv.do(CloseRulings((rid,)), tv.now)
 
     # -- exposures -------------------------------------------------------------------
-    def exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], how: str, vis: str,
+    def exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], how: str, vis: str,
                  t: int, obs: list[Observe]) -> None:
-        b = eng.b
+        b = tv.b
         if self.below(obs):
-            self.not_exposed(eng, seat, cards, t, self.c("below"), "below the table")
+            self.not_exposed(tv, seat, cards, t, self.c("below"), "below the table")
             return
         verdict = self.classify(how, vis)
         if verdict == "not":
-            self.not_exposed(eng, seat, cards, t, self.c("named" if how == "named" else "held"),
+            self.not_exposed(tv, seat, cards, t, self.c("named" if how == "named" else "held"),
                              "named, not shown" if how == "named" else
                              "shown where his partner could not see it")
             return
         severity = "director" if verdict == "director" else "penalty"
         if b.phase == "auction":
-            self.auction_exposure(eng, seat, cards, t)
+            self.auction_exposure(tv, seat, cards, t)
         elif b.phase == "claim":
-            self.claim_exposure(eng, seat, cards, vis, t)
-        elif self.is_dealer_side(eng, seat):
-            self.dealer_side(eng, seat, cards, t)
+            self.claim_exposure(tv, seat, cards, vis, t)
+        elif self.is_dealer_side(tv, seat):
+            self.dealer_side(tv, seat, cards, t)
         elif b.phase == "lead":
-            self.before_lead(eng, seat, cards, t, severity)
+            self.before_lead(tv, seat, cards, t, severity)
         else:
             verb = {"held": "held so that it could be seen", "detached":
                     "detached from the hand so as to be named", "thrown": "thrown face up",
@@ -218,21 +220,21 @@ class Portland1904(OldPlay):
             if severity == "director":
                 text += (" This code does not list a card held so that partner can see it: "
                          "the director decides whether it is exposed.")
-            self.make_callable(eng, seat, cards, self.c(how if how in ("held", "detached")
+            self.make_callable(tv, seat, cards, self.c(how if how in ("held", "detached")
                                                         else "exposed"),
                                text, t, severity=severity)
 
-    def not_exposed(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int, cite: str,
+    def not_exposed(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int, cite: str,
                     why: str) -> None:
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "not-exposed", cite,
             f"{name(seat)}'s {cards_text(cards)} ({why}) is not an exposed card under this "
             "code.", severity="info", offender=seat, cards=cards), t)
 
-    def dealer_side(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
-        b = eng.b
+    def dealer_side(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
+        b = tv.b
         dummy = seat == b.dummy
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "no-rectification", self.c("dummy" if dummy else "dealer"),
             f"{name(seat)}'s {cards_text(cards)}: "
             + (self.dummy_words() if dummy else self.dealer_words()),
@@ -245,9 +247,9 @@ class Portland1904(OldPlay):
     def dummy_words(self) -> str:
         return "dummy being blind and deaf, he may expose some or all of his cards without penalty."
 
-    def before_lead(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int,
+    def before_lead(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int,
                     severity: str) -> None:
-        role = pre_role(eng.b, seat) or "leader"
+        role = pre_role(tv.b, seat) or "leader"
         options = self.pre_lead_options.get(role, ("call-card",))
         text = self.callable_text(seat, cards, "exposed before the opening lead")
         text += self.pre_lead_words(role)
@@ -255,7 +257,7 @@ class Portland1904(OldPlay):
             severity = "director"
             text += (" This code does not say what the leader's own exposure before the lead "
                      "costs beyond his partner's double: the director decides.")
-        self.make_callable(eng, seat, cards, self.c(role), text, t, options=options,
+        self.make_callable(tv, seat, cards, self.c(role), text, t, options=options,
                            severity=severity)
 
     def pre_lead_words(self, role: str) -> str:
@@ -265,20 +267,20 @@ class Portland1904(OldPlay):
                 "suit.")
 
     # -- the declaration and doubling (whist-era) ---------------------------------------------
-    def auction_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...], t: int) -> None:
-        b = eng.b
-        st = state(eng)
-        if self.is_dealer_side(eng, seat) and not b.whist_declared and b.dealer is not None:
+    def auction_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
+        b = tv.b
+        st = state(tv)
+        if self.is_dealer_side(tv, seat) and not b.whist_declared and b.dealer is not None:
             eldest = lho(b.dealer)
-            r = eng.emit(self.draft(
+            r = tv.emit(self.draft(
                 "new-deal", self.c("pre-declaration"),
                 f"{name(seat)} exposed {cards_text(cards)} before the trump declaration: "
                 f"{name(eldest)}, the eldest hand, may claim a new deal{self.consult_words()}.",
                 offender=seat, cards=cards, options=("demand-new-deal",)), t)
             st.claims[r.id] = [eldest]
-        elif not self.is_dealer_side(eng, seat):
-            self.before_lead(eng, seat, cards, t, "penalty")
-        r = eng.emit(self.draft(
+        elif not self.is_dealer_side(tv, seat):
+            self.before_lead(tv, seat, cards, t, "penalty")
+        r = tv.emit(self.draft(
             "forfeit-double", self.c("forfeit"),
             f"{name(seat)} exposed {cards_text(cards)} before a card was led: "
             f"{name(partner(seat))} forfeits any right to double or redouble this hand.",
@@ -288,51 +290,51 @@ class Portland1904(OldPlay):
     def consult_words(self) -> str:
         return ""
 
-    def before_call(self, eng: Engine, e: Call) -> None:
-        st = state(eng)
+    def before_call(self, tv: TableView, e: Call) -> None:
+        st = state(tv)
         rid = st.forfeit.get(e.seat) if e.call in ("X", "XX") else None
         key = "forfeit"
         if rid is None and e.call != "P" and e.seat in st.must_pass:
             rid, key = st.must_pass[e.seat], "bidding"
         if rid is not None:
-            eng.emit(self.draft(
+            tv.emit(self.draft(
                 "call-not-complied", self.c(key),
                 f"{name(e.seat)} called {e.call} after losing the right to (alert {rid}): the "
                 "director must rule on the call.", severity="director", offender=e.seat), e.t)
 
-    def after_call(self, eng: Engine, e: Call) -> None:
-        st = state(eng)
+    def after_call(self, tv: TableView, e: Call) -> None:
+        st = state(tv)
         for rid, claimants in st.claims.items():
             if rid not in st.deal_claims and e.seat in claimants:
-                eng.closed.add(rid)  # he called instead of claiming the new deal
+                tv.do(CloseRulings((rid,)), tv.now)  # he called instead of claiming the new deal
 
-    def auction_end(self, eng: Engine, t: int) -> None:
-        for rid in state(eng).claims:
-            eng.closed.add(rid)
+    def auction_end(self, tv: TableView, t: int) -> None:
+        for rid in state(tv).claims:
+            tv.do(CloseRulings((rid,)), tv.now)
 
-    def named(self, eng: Engine, e: Named) -> None:
-        if eng.b.phase in ("setup", "end"):
+    def named(self, tv: TableView, e: Named) -> None:
+        if tv.b.phase in ("setup", "end"):
             return
-        self.exposure(eng, e.seat, (e.card,), "named", "yes", e.t, [])
+        self.exposure(tv, e.seat, (e.card,), "named", "yes", e.t, [])
 
-    def adversary_claim_exposure(self, eng: Engine, seat: str, cards: tuple[str, ...],
+    def adversary_claim_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...],
                                  vis: str, t: int) -> None:
         """L75 exempts only the dealer's cards: an adversary's cards shown stay callable."""
         if self.claim_exempts_adversaries:
-            super().adversary_claim_exposure(eng, seat, cards, vis, t)
+            super().adversary_claim_exposure(tv, seat, cards, vis, t)
             return
-        if self.abandon(eng, seat, t):
+        if self.abandon(tv, seat, t):
             return
-        state(eng).thrown[seat] = self.make_callable(eng, seat, cards, self.c("claim"), (
+        state(tv).thrown[seat] = self.make_callable(tv, seat, cards, self.c("claim"), (
             self.callable_text(seat, cards, "exposed after the dealer's claim")
             + " This code exempts only the dealer's own cards."), t)
 
     # -- L78: the dealer names a wrong card ----------------------------------------------------
-    def misnaming(self, eng: Engine, r: Ruling, card: str, t: int) -> bool:
-        b = eng.b
+    def misnaming(self, tv: TableView, r: Ruling, card: str, t: int) -> bool:
+        b = tv.b
         if not self.misnamed_rule or b.declarer is None:
             return False
-        eng.emit(self.draft(
+        tv.emit(self.draft(
             "misnamed-card", self.c("misnamed"),
             f"The declarer called the {card}, which is not {name(r.offender)}'s exposed card "
             f"({cards_text(r.cards)}): the adversaries may call a suit when he or dummy first "

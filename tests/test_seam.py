@@ -1,0 +1,87 @@
+"""The seam between the engine and the law codes (issue 13, section 1).
+
+Law hooks read the table through a read-only view and ask for changes with
+typed effects; only the engine applies them. These checks read the source:
+no law module assigns or mutates an engine or board attribute (its own
+obligations, ``tv.ob``, are the code's state and are allowed), and the engine
+imports nothing from the law codes.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parent.parent / "host" / "tablesense"
+LAWS = sorted((PKG / "laws").glob("*.py"))
+MUTATORS = frozenset(("add", "append", "pop", "remove", "discard", "clear", "update",
+                      "insert", "setdefault", "extend", "popitem", "sort", "reverse"))
+FORBIDDEN_ROOTS = frozenset(("tv", "b", "eng", "board", "engine"))
+
+
+def _chain(node: ast.expr) -> list[str]:
+    """``tv.ob.pending`` -> ['tv', 'ob', 'pending']; a chain through a call or a
+    subscript keeps its names (``b.hands[s].add`` -> ['b', 'hands', 'add'])."""
+    names: list[str] = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            names.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Name):
+            names.append(node.id)
+            return names[::-1]
+        else:
+            return ["<expr>", *names[::-1]]
+
+
+def _writes_engine(chain: list[str]) -> bool:
+    return chain[0] in FORBIDDEN_ROOTS and not (chain[0] == "tv" and chain[1:2] == ["ob"])
+
+
+def _violations(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    found: list[str] = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        for t in targets:
+            if isinstance(t, ast.Attribute | ast.Subscript) and _writes_engine(_chain(t)):
+                found.append(f"{path.name}:{node.lineno}: assigns {ast.unparse(t)}")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in MUTATORS):
+            chain = _chain(node.func)
+            if len(chain) > 2 and _writes_engine(chain[:-1]):
+                found.append(f"{path.name}:{node.lineno}: mutates {ast.unparse(node.func)}")
+    return found
+
+
+@pytest.mark.parametrize("path", LAWS, ids=lambda p: p.name)
+def test_no_law_module_writes_the_engine_or_the_board(path: Path) -> None:
+    assert _violations(path) == []
+
+
+def test_the_check_catches_a_write() -> None:
+    bad = PKG.parent.parent / "test-output" / "seam_bad.py"
+    bad.parent.mkdir(exist_ok=True)
+    bad.write_text("def f(tv, b):\n    b.turn = 'N'\n    tv.played.discard('SA')\n"
+                   "    tv.ob.pending.append(1)\n    b.hands['N'].add('SA')\n")
+    assert [v.split(": ", 1)[1] for v in _violations(bad)] == [
+        "assigns b.turn", "mutates tv.played.discard", "mutates b.hands['N'].add"]
+
+
+def test_the_engine_imports_no_law_code() -> None:
+    for path in sorted((PKG / "engine").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("tablesense.laws"), path.name
+            elif isinstance(node, ast.Import):
+                assert all(not a.name.startswith("tablesense.laws") for a in node.names)
