@@ -82,8 +82,14 @@ class LinkTiming:
 
 @dataclass(frozen=True)
 class ReaderConfig:
-    """Where one seat's reader is: a USB serial number (found wherever it is
+    """Where one reader is: a USB serial number (found wherever it is
     plugged in) or a fixed pyserial URL (``/dev/ttyACM0``, ``socket://``...).
+
+    ``seat`` is the reader's name in the config: a seat (``N``), for a reader
+    at one seat, or any name (``camera``) for a reader covering several, which
+    says which in ``seats``. ``seats`` are the holders the reader may report
+    cards of (a frame naming another is dropped); a seat-named reader covers
+    its own seat unless ``seats`` says otherwise.
 
     ``key`` is the reader's signing key (hardware/protocol.md section 2a),
     given in the config as ``key = "<hex>"`` (16 to 64 bytes; the same value
@@ -94,6 +100,11 @@ class ReaderConfig:
     serial: str | None = None
     port: str | None = None
     key: bytes | None = field(default=None, repr=False)
+    seats: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            object.__setattr__(self, "seats", (self.seat,))
 
 
 @dataclass(frozen=True)
@@ -240,6 +251,27 @@ class _Reader:
             self.fail("unknown key", unknown[0])
 
 
+def _reader_name(name: str) -> bool:
+    """A reader's name is a topic level (``<base>/<table>/readers/<name>``)."""
+    return bool(name) and len(name) <= 32 and all(c.isascii() and (c.isalnum() or c in "-_")
+                                                   for c in name)
+
+
+def _seats(s: _Reader, name: str) -> tuple[str, ...]:
+    """``seats``: the holders a reader covers; a seat-named reader defaults to its seat."""
+    value = s._get("seats", list, "a list of seats")
+    if value is None:
+        return (name,)
+    if not value:
+        s.fail("must name at least one seat", "seats")
+    for v in value:
+        if v not in SEATS:
+            s.fail(f"expected seats from {', '.join(SEATS)}, got {_show(v)}", "seats")
+    if len(set(value)) != len(value):
+        s.fail("a seat is named twice", "seats")
+    return tuple(x for x in SEATS if x in value)
+
+
 def _signing_key(s: _Reader) -> bytes | None:
     """``key``: hex of 16..64 bytes (a reader's signing key), or absent."""
     text = s.string("key")
@@ -336,15 +368,20 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
         readers: dict[str, ReaderConfig] = {}
         for seat in rr.data:
             rr.used.add(seat)
-            if seat not in SEATS:
-                rr.fail(f"not a seat (expected one of {', '.join(SEATS)})", seat)
+            named = isinstance(rr.data[seat], dict) and "seats" in rr.data[seat]
+            if seat not in SEATS and not (named and _reader_name(seat)):
+                rr.fail(f"not a seat (expected one of {', '.join(SEATS)}), nor a reader "
+                        "named with letters, digits, - and _ that says which seats it "
+                        'covers (seats = ["N", "E", "S", "W"])', seat)
             s = rr.table(seat)
             serial, port = s.string("serial"), s.string("port")
             if (serial is None) == (port is None):
                 s.fail("give exactly one of serial (USB serial number) or port (a URL)")
             key = _signing_key(s)
+            seats = _seats(s, seat)
             s.finish()
-            readers[seat] = ReaderConfig(seat=seat, serial=serial, port=port, key=key)
+            readers[seat] = ReaderConfig(seat=seat, serial=serial, port=port, key=key,
+                                         seats=seats)
         rr.finish()
         keyed = any(rc.key is not None for rc in readers.values())
         require = t.boolean("require_signed", keyed)

@@ -50,6 +50,26 @@ class CommandMessage:
     by: str | None = None  # the sender's broker login (topics.py), journaled as "by"
 
 
+def observed_seat(m: LinkMessage) -> str | None:
+    """Whose card an OBSERVE frame reports: the holder it names, if its reader covers it.
+
+    A reader at one seat reports that seat's cards whatever its frame says
+    (the config, not the reader's memory of its CONFIG, says where its
+    antennas are; a mismatch is logged). A reader covering several seats (a
+    camera over the table) names each card's holder; a holder it does not
+    cover is refused (None).
+    """
+    assert m.frame is not None
+    named = m.frame.fields.get("seat")
+    seats = m.seats or (m.seat,)
+    if len(seats) == 1:
+        if named != seats[0]:
+            log.warning("event=seat-mismatch table=%s seat=%s frame_seat=%s",
+                        m.table, seats[0], named)
+        return seats[0]
+    return named if named in seats else None
+
+
 class Daemon:
     """Wires the parts from a :class:`~tablesense.daemon.config.Config`."""
 
@@ -89,12 +109,12 @@ class Daemon:
         if rc.port is not None:
             url = rc.port
             return ReaderLink(table, seat, lambda: url, self.inbox, settings, key=rc.key,
-                              require_signed=require_signed)
+                              require_signed=require_signed, seats=rc.seats)
         assert rc.serial is not None
         finder = SerialNumberResolver(rc.serial, self.config.link.usb_vid,
                                       self.config.link.usb_pid)
         return ReaderLink(table, seat, finder, self.inbox, settings, reset=finder.reset,
-                          key=rc.key, require_signed=require_signed)
+                          key=rc.key, require_signed=require_signed, seats=rc.seats)
 
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> None:
@@ -221,7 +241,11 @@ class Daemon:
         table = self.tables[m.table]
         if m.kind in ("online", "offline", "health", "spoofed"):
             # The link's counters, and the glitches the engine's tracker suppressed.
-            health = {**m.health, "suppressed": dict(table.engine.noise.get(m.seat, {}))}
+            suppressed: dict[str, int] = {}
+            for s in m.seats or (m.seat,):
+                for kind, n in table.engine.noise.get(s, {}).items():
+                    suppressed[kind] = suppressed.get(kind, 0) + n
+            health = {**m.health, "suppressed": suppressed}
             self.publisher.set_retained(self.topics.reader(m.table, m.seat), dumps(health))
             if m.kind == "offline":
                 table.reader_offline_alert(m.seat, m.reason, m.t)
@@ -231,11 +255,14 @@ class Daemon:
         f = m.frame
         assert f is not None
         if f.mtype == codec.OBSERVE:
-            obj = {"type": "observe", "seat": m.seat, "rt": f.fields["t"],
+            holder = observed_seat(m)
+            if holder is None:
+                table.counters["refused"] += 1
+                log.warning("event=seat-not-covered table=%s reader=%s frame_seat=%s seats=%s",
+                            m.table, m.seat, f.fields.get("seat"), ",".join(m.seats))
+                return
+            obj = {"type": "observe", "seat": holder, "rt": f.fields["t"],
                    **{k: v for k, v in f.fields.items() if k not in ("t", "seat")}}
-            if f.fields.get("seat") != m.seat:
-                log.warning("event=seat-mismatch table=%s seat=%s frame_seat=%s",
-                            m.table, m.seat, f.fields.get("seat"))
             table.reader_event(m.seat, obj, m.t, seq=f.seq)
         elif f.mtype == codec.CALL:
             table.reader_event(m.seat, {"type": "call", "seat": f.fields["seat"],

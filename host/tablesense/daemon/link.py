@@ -164,12 +164,13 @@ class LinkMessage:
     """What a link tells the core. ``t`` is host time (ms) of receipt."""
 
     table: str
-    seat: str
+    seat: str  # the reader's name: its seat, or a name for a reader covering several
     kind: Kind
     t: int
     frame: codec.Frame | None = None
     health: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
+    seats: tuple[str, ...] = ()  # the holders the reader covers (empty: its own seat)
 
 
 class Sink(Protocol):
@@ -179,7 +180,12 @@ class Sink(Protocol):
 
 
 class ReaderLink:
-    """The thread that keeps one seat's reader connected.
+    """The thread that keeps one reader connected.
+
+    ``seat`` names the reader (its seat, or any name for a reader covering
+    several seats: a camera board over the whole table); ``seats`` are the
+    holders it covers (default: ``seat``). A multi-seat reader is configured
+    with its first seat (CONFIG has one) and names each card's holder itself.
 
     ``resolve`` returns the port URL to open now (for a reader found by USB
     serial number the URL changes when it is replugged) or None when it is not
@@ -190,9 +196,10 @@ class ReaderLink:
     def __init__(self, table: str, seat: str, resolve: Callable[[], str | None],
                  out: Sink, settings: LinkSettings | None = None,
                  reset: Callable[[], bool] | None = None, key: bytes | None = None,
-                 require_signed: bool = False) -> None:
+                 require_signed: bool = False, seats: tuple[str, ...] = ()) -> None:
         self.table = table
         self.seat = seat
+        self.seats = seats or (seat,)
         self.resolve = resolve
         self.out = out
         self.s = settings or LinkSettings()
@@ -214,7 +221,8 @@ class ReaderLink:
         self._resume: int | None = None  # seq expected after a daemon restart
         self.seq = Sequencer(self.s.resend_timeout_ms)
         self._tx_seq = 0
-        self._reader_id = "NESW".index(seat) + 1  # until the reader tells its own
+        # until the reader tells its own
+        self._reader_id = "NESW".index(self.seats[0]) + 1 if self.seats[0] in "NESW" else 1
         self._config_seq: int | None = None  # a CONFIG waiting for the reader's ACK
         self._config_at = 0
         self._delivered: int | None = None  # seq of the last frame delivered in order
@@ -239,8 +247,9 @@ class ReaderLink:
 
     def health(self) -> dict[str, Any]:
         """The retained ``<base>/<table>/readers/<seat>`` payload."""
+        seats = {} if self.seats == (self.seat,) else {"seats": list(self.seats)}
         return {"state": self.state if self.state != "starting" else "offline",
-                "table": self.table, "seat": self.seat, "port": self.url,
+                "table": self.table, "seat": self.seat, **seats, "port": self.url,
                 "since": self._since, **self.identity, "counters": self.all_counters()}
 
     def resume_after(self, seq: int) -> None:
@@ -433,7 +442,8 @@ class ReaderLink:
         self._delivered = frame.seq
         self._unacked += 1
         if frame.mtype in (codec.OBSERVE, codec.CALL, codec.FAULT):
-            self.out.put(LinkMessage(self.table, self.seat, "frame", received, frame=frame))
+            self.out.put(LinkMessage(self.table, self.seat, "frame", received, frame=frame,
+                                     seats=self.seats))
 
     def _start_session(self, port: Port, t: int) -> None:
         """CONFIG with our clock as its stamp (the reader adopts it); close the window.
@@ -454,7 +464,7 @@ class ReaderLink:
         """Send CONFIG; ``session``: it answers a HELLO, so it carries the host's clock."""
         self._config_seq = self._tx_seq
         self._config_at = t
-        return self._send(port, codec.CONFIG, {"seat": self.seat, "scan_ms": self.s.scan_ms,
+        return self._send(port, codec.CONFIG, {"seat": self.seats[0], "scan_ms": self.s.scan_ms,
                                                "debounce_ms": self.s.debounce_ms},
                           clock=session)
 
