@@ -38,7 +38,10 @@ def without_prose(rulings: list[dict[str, object]]) -> list[dict[str, object]]:
 @pytest.mark.parametrize("journal", SCENARIOS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_scenario_replays_to_its_rulings(journal: Path) -> None:
     got, errors = rulings_of(journal)
-    assert errors == []
+    # A scenario may hold events the law rejects (a decision it does not allow): their
+    # reports, line by line, are in NAME.errors.txt; every other scenario reports none.
+    reported = journal.with_name(journal.stem + ".errors.txt")
+    assert errors == (reported.read_text().splitlines() if reported.exists() else [])
     assert without_prose(got) == without_prose(expected_of(journal))
     for r in got:
         assert isinstance(r["text"], str) and len(r["text"]) > 20

@@ -331,6 +331,130 @@ def face_down_opening_lead() -> Script:
     return s.spread("S", DEAL["S"]).play("S:CA")
 
 
+# -- issue 13, section 3: the 2017 Laws as the texts give them ---------------------------
+def trick_four_led_by_south() -> Script:
+    """South (dummy) won trick 3 and leads trick 4: West, North, East follow."""
+    return after_two_tricks().trick("E:C9 S:CQ W:H5 N:C6")
+
+
+@scenario
+def held_before_his_turn_deemed_played() -> Script:
+    # L45C1: West has not yet played to the trick East led: his card held so that East
+    # could see it is played to it (at his turn), not a penalty card.
+    s = after_two_tricks().play("E:C9")
+    s.obs("W", "H9", "detached", seen_by=["E", "N"])
+    s.play("S:CQ").obs("W", "H9", "trick").play("N:C6").quit("E:C9 S:CQ W:H9 N:C6")
+    return s.play("S:C2 W:H8 N:C7 E:CT")
+
+
+@scenario
+def held_after_playing_penalty_card() -> Script:
+    # L45C1 does not apply once he has played to the trick (45E): a penalty card (L49).
+    s = after_two_tricks().play("E:C9 S:CQ W:H5")
+    return s.obs("W", "H9", "detached", seen_by=["E", "N"]).play("N:C6")
+
+
+@scenario
+def opening_lead_out_of_turn_dummy_seen() -> Script:
+    # L54C: dummy spread his cards after the faced lead out of turn: declarer must accept
+    # it; refusing it afterwards changes nothing (reported on stderr).
+    s = auction_done().play("W:D3").spread("S", DEAL["S"])
+    s.cmd("decide", option="refuse-lead")
+    return s.play("N:D2 E:D6 S:DT").quit("W:D3 N:D2 E:D6 S:DT").play("S:DQ")
+
+
+@scenario
+def early_lead_after_declarer_played_both_hands() -> Script:
+    # L57C1: West leads to the next trick before East has played to this one, but declarer
+    # has played from both hands: no rectification, the D3 stands as the next lead.
+    s = trick_four_led_by_south().play("S:C2 W:H8 N:C7").play("W:D3").play("E:CT")
+    s.quit("S:C2 W:H8 N:C7 E:CT")
+    return s.play("N:D2 E:D6 S:DT").quit("W:D3 N:D2 E:D6 S:DT")
+
+
+@scenario
+def declarer_premature_play_counts() -> Script:
+    # L57C3: declarer plays from his hand before West: the card is played.
+    s = after_two_tricks().play("E:C9 N:C6 S:CQ W:H5").quit("E:C9 S:CQ W:H5 N:C6")
+    return s.play("S:C2 W:H8 N:C7 E:CT")
+
+
+@scenario
+def premature_play_illegal_card() -> Script:
+    # L57D: West plays before dummy (his right-hand opponent) a card he could not legally
+    # play: premature-play and a major penalty card, two rulings.
+    s = after_two_tricks().play("E:D6 W:H5 S:DT")
+    return s.obs("W", "H5", "table").play("W:D3 N:DA").quit("E:D6 S:DT W:D3 N:DA")
+
+
+@scenario
+def premature_play_counts_at_his_turn() -> Script:
+    # L57A: West plays before his partner; his card stays in his trick zone and is his play
+    # when his turn comes.
+    s = after_two_tricks().trick("E:D6 S:DT W:D3 N:DA")
+    s.play("N:H3 W:H5 E:H7 S:H2").quit("N:H3 E:H7 S:H2 W:H5")
+    return s.play("E:C9 S:CQ W:H8 N:C6")
+
+
+@scenario
+def penalty_card_substituted_fourth_hand() -> Script:
+    # L52: East, fourth hand, plays DJ instead of his penalty card DK; declarer refuses the
+    # play: the DK substituted is East's play to this trick, not a lead.
+    s = trick_four_led_by_south().drop("E", "DK")
+    s.play("S:DT W:D3 N:DA E:DJ").cmd("decide", option="refuse-play")
+    s.obs("E", "DJ", "table").play("E:DK").quit("S:DT W:D3 N:DA E:DK")
+    return s.play("N:D2 E:DJ S:DQ W:D4")
+
+
+@scenario
+def partner_leads_before_option_then_followed() -> Script:
+    # L50D2: East leads before declarer chose a lead option for West's penalty card: the
+    # lead is a penalty card (L49); declarer plays to it, and it stands as the lead.
+    s = after_two_tricks().drop("W", "SQ").play("E:C9 S:CQ W:SQ N:C6")
+    return s.quit("E:C9 S:CQ W:SQ N:C6").play("S:C2 W:H8 N:C7 E:CT")
+
+
+@scenario
+def revoke_corrected_by_fourth_hand() -> Script:
+    # L62A, 63A1: East, fourth hand, revokes and corrects before the trick is quitted: the
+    # C4 is a major penalty card (62B1) and the D6 his play.
+    s = trick_four_led_by_south().play("S:DT W:D3 N:DA E:C4")
+    s.obs("E", "C4", "table").play("E:D6").quit("S:DT W:D3 N:DA E:D6")
+    return s.play("N:D2 E:DJ S:DQ W:D4")
+
+
+@scenario
+def dummy_revoke_corrected() -> Script:
+    # L62B2: dummy's revoke corrected in time: no rectification.
+    s = after_two_tricks().play("E:H7 S:C2").obs("S", "C2", "hand", "down")
+    return s.play("S:H2 W:H5 N:HA").quit("E:H7 S:H2 W:H5 N:HA")
+
+
+@scenario
+def dummy_revoke_established() -> Script:
+    # L64B3: dummy's revoke established: no trick transfer; the director may adjust (64C).
+    s = after_two_tricks().trick("E:H7 S:C2 W:H5 N:HA")
+    return s.play("N:H3 E:SK S:H2 W:H8")
+
+
+@scenario
+def lead_option_suit_without_penalty_card() -> Script:
+    # L50D2(a), 51: declarer may require or forbid only a suit in which the offender holds
+    # a penalty card: a decision naming another suit changes nothing.
+    s = after_two_tricks().trick("E:D6 S:DT W:D3 N:DA").drop("W", "SQ")
+    s.play("N:H3 E:H7 S:H2 W:H5").quit("N:H3 E:H7 S:H2 W:H5")
+    s.cmd("decide", option="require-lead-suit", suit="C")
+    return s.cmd("decide", option="require-lead-suit", suit="S").play("E:S6")
+
+
+@scenario
+def draw_for_seats_no_incident() -> Script:
+    s = Script(CODE, dealer=None).setup("draw")
+    for seat, card in (("N", "SA"), ("E", "H4"), ("S", "D9"), ("W", "C2")):
+        s.obs(seat, card, "table")
+    return s
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for name, make in SCENARIOS.items():

@@ -31,6 +31,15 @@ class PlayAtTurn:
 
 
 @dataclass(frozen=True)
+class LeadNextTrick:
+    """``seat``'s card, led early to the next trick, stands as its lead once the
+    current trick is complete (2017 Law 57C1)."""
+
+    seat: str
+    card: str
+
+
+@dataclass(frozen=True)
 class AcceptLead:
     """A lead out of turn stands: the trick starts with it, ``seat`` being its leader."""
 
@@ -95,10 +104,11 @@ class Uncovered:
     cards: tuple[str, ...]
 
 
-Effect = (Play | PlayAtTurn | AcceptLead | TakeBack | SwapDeclarer | OpeningLeadFaced
-          | StopPlay | CloseRulings | Answered | Covered | Uncovered)
+Effect = (Play | PlayAtTurn | LeadNextTrick | AcceptLead | TakeBack | SwapDeclarer
+          | OpeningLeadFaced | StopPlay | CloseRulings | Answered | Covered | Uncovered)
 
 __all__ = [
-    "AcceptLead", "Answered", "CloseRulings", "Covered", "Effect", "OpeningLeadFaced", "Play",
+    "AcceptLead", "Answered", "CloseRulings", "Covered", "Effect", "LeadNextTrick",
+    "OpeningLeadFaced", "Play",
     "PlayAtTurn", "StopPlay", "SwapDeclarer", "TakeBack", "Uncovered",
 ]

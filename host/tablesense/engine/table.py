@@ -19,6 +19,7 @@ from tablesense.engine.effects import (
     Answered,
     CloseRulings,
     Covered,
+    LeadNextTrick,
     OpeningLeadFaced,
     Play,
     PlayAtTurn,
@@ -110,6 +111,10 @@ class Engine:
         self.exposed: dict[str, str] = {}  # card -> ruling that already covers it
         self.played: set[str] = set()
         self.waiting_play: dict[str, str] = {}  # seat -> card to count at his turn
+        self.waiting_lead: tuple[str, str] | None = None  # an early lead that will stand
+        self._turned: dict[str, str] = {}  # uncounted cards turned face down: card -> seat
+        self._swept: tuple[object, ...] = ()
+        self._oos: tuple[int, int] = (-1, -1)
         self.conceding: set[str] = set()
         self.conceder: str | None = None
         self.now = 0
@@ -138,6 +143,7 @@ class Engine:
             self._close(self.tracker.take_all())
         handler = getattr(self, "_on_" + event.type)
         handler(event)
+        self._sweep(event.t)
         return self._take()
 
     def flush(self) -> list[Ruling]:
@@ -224,6 +230,10 @@ class Engine:
                 self.play(seat, card, t)
             case PlayAtTurn(seat, card):
                 self.waiting_play[seat] = card
+                if b.next_to_play() == seat and not b.trick_complete():
+                    self.play(seat, self.waiting_play.pop(seat), t)
+            case LeadNextTrick(seat, card):
+                self.waiting_lead = (seat, card)
             case AcceptLead(seat, card):
                 b.accept_lead(seat)
                 self.play(seat, card, t)
@@ -264,6 +274,11 @@ class Engine:
         b.add_play(seat, card)
         self.played.add(card)
         self.law.after_play(self.view, seat, card, leading, t)
+        if b.trick_complete() and self.waiting_lead is not None:
+            lead, self.waiting_lead = self.waiting_lead, None
+            b.accept_lead(lead[0])
+            self.play(lead[0], lead[1], t)
+            return
         nxt = b.next_to_play()
         if nxt is not None and nxt in self.waiting_play and not b.trick_complete():
             self.play(nxt, self.waiting_play.pop(nxt), t)
@@ -296,6 +311,9 @@ class Engine:
         self.exposed = {}
         self.played = set()
         self.waiting_play = {}
+        self.waiting_lead = None
+        self._turned = {}
+        self._swept = ()
         self.conceding = set()
         self.conceder = None
 
@@ -561,12 +579,18 @@ class Engine:
         in_open_trick = not b.trick_complete() and any(o.card == c for _, c in b.trick)
         if o.zone == "table" and (o.face == "down" or (o.face == "unknown"
                                                       and not in_open_trick)):
+            # A card just sensed face up on the table may be a play crossing the table
+            # antenna, reported before its trick zone while this trick is quitted: the
+            # quit leaves it to reach the trick (transit_ms).
+            self._close(self.tracker.take_all(o.t - self.tuning.transit_ms))
             done = [c for plays, _ in b.tricks[-1:] for _, c in plays]
+            if (o.card not in self.played and o.card in b.hands[o.seat]
+                    and b.phase in ("lead", "play")):
+                self._turned[o.card] = o.seat  # an uncounted card turned with the trick
+                return
+            if o.card in (c for _, c in b.trick) and not b.trick_complete():
+                self._reconcile(o)
             if o.card in done or o.card in (c for _, c in b.trick):
-                # A card just sensed face up on the table may be a play crossing the
-                # table antenna, reported before its trick zone while this trick is
-                # quitted: the quit leaves it to reach the trick (transit_ms).
-                self._close(self.tracker.take_all(o.t - self.tuning.transit_ms))
                 if b.trick_complete():
                     b.quit_trick()
                     self.law.quitted(self.view, o.t)
@@ -576,6 +600,91 @@ class Engine:
             return
         self._close(self.tracker.take_all())
         self.law.withdrawn(self.view, o)
+
+    # -- the trick follows the cards ------------------------------------------------
+    def _lying_in_trick(self, seat: str) -> list[str]:
+        """``seat``'s cards face up in his trick zone that no play has counted yet."""
+        b = self.b
+        grouped = {x.card for g in self.tracker.groups if g.kind == "trick" for x in g.items}
+        return [c for c, p in self.tracker.pos.items()
+                if p.seat == seat and p.zone == "trick" and p.face != "down"
+                and c not in self.played and c in b.hands[seat] and c not in grouped]
+
+    def _sweep(self, t: int) -> None:
+        """A card lying in a player's trick zone when his turn comes is his play, unless
+        the law holds it back (an answer it waits for)."""
+        b = self.board
+        if b is None or b.phase not in ("lead", "play"):
+            return
+        key = (b.phase, len(b.tricks), len(b.trick), b.next_to_play())
+        if key == self._swept:
+            return
+        self._swept = key
+        for _ in range(4):
+            seat = b.next_to_play()
+            if seat is None or b.phase not in ("lead", "play"):
+                return
+            cards = [c for c in self._lying_in_trick(seat)
+                     if not self.law.holds_back(self.view, seat, c)]
+            if len(cards) != 1:
+                return
+            self.law.arrival(self.view, seat, Observe(t, seat, cards[0], "trick", "up", "at"))
+            if cards[0] not in self.played:
+                return
+        self._swept = (b.phase, len(b.tricks), len(b.trick), b.next_to_play())
+
+    def _reconcile(self, o: Observe) -> None:
+        """A trick the engine holds incomplete is being turned face down: the cards in
+        the trick zones (or turned with it) complete it, in rotation. Cards the law does
+        not count are counted all the same, and the director hears of it once."""
+        b = self.b
+        start = lho(b.trick[-1][0]) if b.trick else b.turn
+        if start is None:
+            return
+        plan: list[tuple[str, str]] = []
+        seat = start
+        while len(b.trick) + len(plan) < 4:
+            cards = self._lying_in_trick(seat) + [c for c, s in self._turned.items()
+                                                   if s == seat and c not in self.played]
+            if len(cards) != 1:
+                break
+            plan.append((seat, cards[0]))
+            seat = lho(seat)
+        if len(b.trick) + len(plan) < 4:
+            self._out_of_step(
+                f"The trick was turned face down with {len(b.trick) + len(plan)} cards that "
+                "the engine can place, not four.", o.t)
+            return
+        forced: list[tuple[str, str]] = []
+        for seat, card in plan:
+            if b.next_to_play() == seat and b.phase in ("lead", "play"):
+                self.law.arrival(self.view, seat, Observe(o.t, seat, card, "trick", "up", "at"))
+            if card not in self.played and not b.trick_complete():
+                self._force(seat, card)
+                forced.append((seat, card))
+        self._turned.clear()
+        if forced:
+            listed = ", ".join(f"{s}'s {c}" for s, c in forced)
+            self._out_of_step(
+                f"The trick was turned face down with {listed} in the trick zone, which "
+                "the engine had not counted as played there.", o.t)
+
+    def _force(self, seat: str, card: str) -> None:
+        """Count a card the table shows played, without the law's checks (resync)."""
+        b = self.b
+        if b.phase == "lead":
+            b.face_opening_lead()
+        b.add_play(seat, card)
+        self.played.add(card)
+        self.waiting_play.pop(seat, None)
+
+    def _out_of_step(self, facts: str, t: int) -> None:
+        """One ``out-of-step`` ruling a trick at most: then the engine follows the cards."""
+        b = self.b
+        if self._oos == (b.number, len(b.tricks)):
+            return
+        self._oos = (b.number, len(b.tricks))
+        self.law.out_of_step(self.view, facts, t)
 
     def _turn_now(self) -> str | None:
         """Whose turn it is to play, counting the cards still in an open trick group."""

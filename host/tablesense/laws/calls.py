@@ -104,6 +104,11 @@ class CallableCards(LawCode):
     def new_state(self) -> OldState:
         return OldState()
 
+    def holds_back(self, tv: TableView, seat: str, card: str) -> bool:
+        st = state(tv)
+        return (st.loot is not None and st.loot.card == card) or any(
+            card in cards for cards, _ in st.together.values())
+
     # Revoke penalty unless corrected before the trick is turned and quitted (american-1907).
     correct_before_quit: ClassVar[bool] = False
     cite: ClassVar[dict[str, str]] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.cards import is_honour, partner, suit
-from tablesense.engine.effects import Covered, Play, Uncovered
+from tablesense.engine.effects import Covered, Play, PlayAtTurn, Uncovered
 from tablesense.engine.obligations import PenaltyCard
 from tablesense.laws.base import cards_text, name, suit_name
 from tablesense.laws.play2017 import Play2017
@@ -36,11 +36,14 @@ class Duplicate2017(Play2017):
     def setup_exposure(self, tv: TableView, o: Observe) -> None:
         b = tv.b
         if b.step == "draw":
-            tv.emit(self.draft(
-                "not-exposed", "Law 6",
-                f"{o.card} was seen while drawing for seats: the 2017 Laws have no drawing, "
-                "so this is no exposure.", severity="info", offender=o.seat, cards=(o.card,)),
-                o.t)
+            # Each player showing one card is how a draw for seats is made: no incident.
+            # A second card of the same seat is noted (the 2017 Laws have no drawing).
+            if tv.ob.drawn_for_seats.setdefault(o.seat, o.card) != o.card:
+                tv.emit(self.draft(
+                    "not-exposed", "Law 6",
+                    f"{o.card} was seen while {name(o.seat)} drew for seats a second time: "
+                    "the 2017 Laws have no drawing, so this is no exposure.",
+                    severity="info", offender=o.seat, cards=(o.card,)), o.t)
             return
         if tv.ob.redeal_ruled:
             return
@@ -71,10 +74,13 @@ class Duplicate2017(Play2017):
         if vis == "no":
             self._not_exposed(tv, seat, cards, t, "Law 49")
             return
-        if how == "detached" and b.phase == "play" and b.next_to_play() == seat:
+        held = how in ("held", "detached") and len(cards) == 1
+        if held and b.phase == "play" and self._yet_to_play(tv, seat):
             self._deemed_played(tv, seat, cards[0], vis, t)
             return
-        cite = "Law 24E, 50B" if b.phase == "lead" else "Law 49, 50B"
+        after_playing = held and not b.trick_complete() and any(s == seat for s, _ in b.trick)
+        cite = "Law 24E, 50B" if b.phase == "lead" else (
+            "Law 45E, 49, 50B" if after_playing else "Law 49, 50B")
         self.penalty(tv, seat, cards, how in DELIBERATE, t, cite, vis=vis, how=how)
 
     def _before_first_call(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
@@ -93,6 +99,12 @@ class Duplicate2017(Play2017):
             if how == "thrown" and seat == b.declarer and self.pending_opening_loot(tv):
                 self.become_dummy(tv, t)
                 return
+            if seat == b.dummy:
+                tv.ob.dummy_seen = True
+                p = self.pending_opening_loot(tv)
+                if p is not None:
+                    self.dummy_seen_accepts(tv, p, cards, t)
+                    return
             text = (f"{name(seat)}, the presumed {who}, exposed {cards_text(cards)} before the "
                     "opening lead: the cards go back to the hand without rectification.")
             tv.emit(self.draft("no-rectification", "Law 24D, 48A", text, severity="info",
@@ -111,14 +123,27 @@ class Duplicate2017(Play2017):
             "not a penalty card (information to opponents only).",
             severity="info", offender=seat, cards=cards), t)
 
+    @staticmethod
+    def _yet_to_play(tv: TableView, seat: str) -> bool:
+        """Is a trick in progress (led, not complete) to which ``seat`` has not played?
+        Between tricks no trick is current: a card held then is a penalty card (Law 49);
+        the reading is in docs/laws/duplicate-2017.md."""
+        b = tv.b
+        return bool(b.trick) and not b.trick_complete() and all(s != seat for s, _ in b.trick)
+
     def _deemed_played(self, tv: TableView, seat: str, card: str, vis: str, t: int) -> None:
+        b = tv.b
         severity = "director" if vis == "unknown" else "penalty"
-        tv.emit(self.draft(
+        now = b.next_to_play() == seat
+        when = "" if now else ", when his turn comes"
+        r = tv.emit(self.draft(
             "deemed-played", "Law 45C1",
             f"{name(seat)} held the {card} so that {name(partner(seat))} could possibly see "
-            f"its face: it is played to the current trick ({MAY_FIND}).",
+            f"its face before he had played to the current trick: it is played to it{when}; "
+            f"it is not a penalty card ({MAY_FIND}).",
             severity=severity, offender=seat, cards=(card,)), t)
-        tv.do(Play(seat, card), t)
+        tv.do(Covered((card,), r.id), t)
+        tv.do(Play(seat, card) if now else PlayAtTurn(seat, card), t)
 
     def claim_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str,
                        t: int) -> None:
@@ -136,7 +161,7 @@ class Duplicate2017(Play2017):
     # -- penalty cards (Laws 50, 51) ------------------------------------------------
     def penalty(self, tv: TableView, seat: str, cards: tuple[str, ...], deliberate: bool, t: int,
                 cite: str, *, vis: str = "yes", how: str = "dropped",
-                supersedes: list[str] | None = None) -> None:
+                supersedes: list[str] | None = None) -> str:
         """Make ``cards`` penalty cards of ``seat``: one ruling listing all his penalty cards."""
         pcs = tv.ob.pcs(seat)
         earlier = [rid for rid in tv.ob.pc_rulings(seat) if rid not in tv.closed]
@@ -158,6 +183,7 @@ class Duplicate2017(Play2017):
             tv.do(Covered((c,), r.id), t)
         if major:
             self.await_lead_option(tv, seat)
+        return r.id
 
     def _pc_text(self, seat: str, all_cards: tuple[str, ...], new: tuple[str, ...], major: bool,
                  how: str, vis: str) -> str:

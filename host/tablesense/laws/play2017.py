@@ -15,6 +15,7 @@ from tablesense.engine.effects import (
     AcceptLead,
     Answered,
     Covered,
+    LeadNextTrick,
     OpeningLeadFaced,
     Play,
     PlayAtTurn,
@@ -40,13 +41,17 @@ class Play2017(LawCode):
 
     def penalty(self, tv: TableView, seat: str, cards: tuple[str, ...], deliberate: bool, t: int,
                 cite: str, *, vis: str = "yes", how: str = "dropped",
-                supersedes: list[str] | None = None) -> None:
+                supersedes: list[str] | None = None) -> str:
+        """Make ``cards`` penalty cards of ``seat`` (Duplicate2017); returns the ruling id."""
         raise NotImplementedError
 
     # -- helpers -------------------------------------------------------------------
     def pending(self, tv: TableView, kind: str, seat: str | None = None) -> Pending | None:
         return next((p for p in tv.ob.pending
                      if p.kind == kind and (seat is None or p.seat == seat)), None)
+
+    def holds_back(self, tv: TableView, seat: str, card: str) -> bool:
+        return any(card in p.cards for p in tv.ob.pending)
 
     def pending_opening_loot(self, tv: TableView) -> Pending | None:
         return next((p for p in tv.ob.pending if p.kind == "loot" and p.opening), None)
@@ -71,9 +76,21 @@ class Play2017(LawCode):
         if p is not None:
             self.accept(tv, p, t)
 
+    def dummy_seen_accepts(self, tv: TableView, p: Pending, cards: tuple[str, ...],
+                           t: int) -> None:
+        """Law 54C: declarer could have seen dummy's cards: he must accept the lead."""
+        tv.emit(self.draft(
+            "no-rectification", "Law 54C, 48A",
+            f"{name(tv.b.dummy)} faced {cards_text(cards)} after the opening lead out of turn "
+            f"(alert {p.ruling}): declarer could have seen dummy's cards, so he must accept the "
+            "lead; dummy's cards are no penalty cards.", severity="info",
+            offender=tv.b.dummy, cards=cards, supersedes=(p.ruling,)), t)
+        self.accept(tv, p, t)
+
     def accept(self, tv: TableView, p: Pending, t: int) -> None:
         b = tv.b
-        tv.ob.pending.remove(p)
+        if p in tv.ob.pending:
+            tv.ob.pending.remove(p)
         tv.do(Answered(p.ruling), t)
         tv.do(AcceptLead(p.seat, p.cards[0]), t)
         if p.opening and b.phase == "lead":
@@ -100,11 +117,11 @@ class Play2017(LawCode):
             else:
                 self.exposure(tv, seat, (card,), "led", "yes", o.t, [o])
             return
-        loot = self.pending(tv, "loot")
+        loot = self.pending(tv, "loot") or self.pending(tv, "early")
         if loot is not None and seat == lho(loot.seat) and seat != b.next_to_play():
             self.accept(tv, loot, o.t)  # Law 53A: the next hand played to it
         nxt = b.next_to_play()
-        if seat == nxt:
+        if seat == nxt or (seat in b.withdrawn and not b.trick_complete()):
             self._in_turn(tv, seat, card, o.t)
         elif not b.trick or b.trick_complete():
             self.lead_out_of_turn(tv, seat, card, o.t)
@@ -118,16 +135,18 @@ class Play2017(LawCode):
             rid = tv.ob.awaiting_option.pop(seat)
             # Seed 002: partner may not lead before declarer has chosen; such a lead
             # also becomes a penalty card.
-            self.penalty(tv, seat, (card,), True, t, f"Law 50D2 (alert {rid} pending)",
-                         how="led")
+            r = self.penalty(tv, seat, (card,), True, t,
+                             f"Law 50D2 (alert {rid} pending), 49", how="led")
+            # Declarer playing to it accepts it as the lead (as Law 53A for a lead out of turn).
+            tv.ob.pending.append(Pending(r, "early", seat, (card,)))
             return
         tv.do(Play(seat, card), t)
 
     def before_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
         b = tv.b
         self.establish_revokes(tv, seat, t)
-        if not leading and not b.is_legal(seat, card) and seat != b.dummy:
-            tv.ob.revokes[seat] = (card, len(b.tricks))
+        if not leading and not b.is_legal(seat, card):
+            tv.ob.revokes[seat] = (card, len(b.tricks))  # dummy too (Law 61A)
         self._check_restrictions(tv, seat, card, leading, t)
         pcs = tv.ob.pcs(seat)
         if not pcs or card in pcs:
@@ -195,6 +214,14 @@ class Play2017(LawCode):
 
     # -- leads and plays out of turn ---------------------------------------------------
     def opening_lead_out_of_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        if tv.ob.dummy_seen:
+            r = tv.emit(self.draft(
+                "lead-out-of-turn", "Law 54C",
+                f"{name(seat)} faced the opening lead ({card}) out of turn after declarer could "
+                "have seen dummy's cards: declarer must accept the lead.", offender=seat,
+                cards=(card,)), t)
+            self.accept(tv, Pending(r.id, "loot", seat, (card,), opening=True), t)
+            return
         r = tv.emit(self.draft(
             "lead-out-of-turn", "Law 54",
             f"{name(seat)} faced the opening lead ({card}) out of turn: declarer may accept it, "
@@ -229,13 +256,25 @@ class Play2017(LawCode):
             order.append(lho(order[-1]))
         done = len(b.trick)
         if ctl == b.declarer:
+            hand = "dummy" if seat == b.dummy else "his own hand"
             tv.emit(self.draft(
-                "premature-play", "Law 57D, 48A",
-                f"Declarer played the {card} out of turn: it goes back without rectification.",
+                "premature-play", "Law 57C3",
+                f"Declarer played the {card} from {hand} before his turn: it is a played card "
+                "and counts at its turn, without rectification.",
                 severity="info", offender=ctl, cards=(card,)), t)
+            tv.do(PlayAtTurn(seat, card), t)
             return
         waiting = order[done:]
         before_me = waiting[:waiting.index(seat)] if seat in waiting else waiting
+        if seat not in waiting and b.declarer in order[:done] and b.dummy in order[:done]:
+            tv.emit(self.draft(
+                "premature-play", "Law 57C1",
+                f"{name(seat)} led the {card} to the next trick before {name(partner(seat))} "
+                "had played to this one, but declarer had played from both hands: no "
+                "rectification; it stands as the lead of the next trick.",
+                severity="info", offender=seat, cards=(card,)), t)
+            tv.do(LeadNextTrick(seat, card), t)
+            return
         if partner(seat) in before_me:
             self._premature(tv, seat, card, t, order[:done])
         elif b.is_legal(seat, card):
@@ -246,6 +285,11 @@ class Play2017(LawCode):
                 severity="info", offender=seat, cards=(card,)), t)
             tv.do(PlayAtTurn(seat, card), t)
         else:
+            tv.emit(self.draft(
+                "premature-play", "Law 57D",
+                f"{name(seat)} played the {card} before his right-hand opponent, a card he "
+                "could not legally play at his turn: it becomes a major penalty card.",
+                offender=seat, cards=(card,)), t)
             self.penalty(tv, seat, (card,), True, t, "Law 57D", how="played")
 
     def _premature(self, tv: TableView, seat: str, card: str, t: int, played: list[str]) -> None:
@@ -330,15 +374,25 @@ class Play2017(LawCode):
     def revoke_corrected(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
         if b.controller(seat) == b.declarer:
+            whose = "dummy's" if seat == b.dummy else "his"
             tv.emit(self.draft(
-                "no-rectification", "Law 62B, 48A",
-                f"Declarer corrected his revoke: the {card} goes back to the hand without "
-                "rectification.", severity="info", offender=b.declarer, cards=(card,)), t)
+                "no-rectification", "Law 62B2",
+                f"Declarer corrected {whose} revoke in time: the {card} goes back to the hand and "
+                "a card of the suit led replaces it, without rectification.", severity="info",
+                offender=b.declarer, cards=(card,)), t)
             return
         self.penalty(tv, seat, (card,), True, t, "Law 62B1, 50B", how="played")
 
     def revoke(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
+        if seat == b.dummy:
+            tv.emit(self.draft(
+                "revoke", "Law 61A, 64B3, 64C",
+                f"Dummy revoked with the {card} and the revoke is established: there is no trick "
+                "transfer for a revoke by dummy; the director restores equity if the "
+                "defenders were damaged.", severity="director", offender=b.controller(seat),
+                cards=(card,)), t)
+            return
         tv.emit(self.draft(
             "revoke", "Law 61, 63A, 64",
             f"{name(seat)} revoked with the {card} and the revoke is established: the director "
@@ -409,12 +463,18 @@ class Play2017(LawCode):
                                    f"{name(seat)}'s penalty cards in field card")
             tv.ob.designated[seat] = d.card
             return
+        s = None
+        if d.option != "pc-remains":
+            s = d.suit or next((suit(c) for c in r.cards if c in pcs), None)
+            if s is None:
+                raise InvalidEvent(b.phase, "decide", "no penalty card left to name a suit from")
+            if all(suit(c) != s for c in pcs):
+                raise InvalidEvent(b.phase, "decide", f"{name(seat)} holds no penalty card in "
+                                   f"{suit_name(s)}: declarer may require or forbid only the "
+                                   "suit of a penalty card (Law 50D2, 51)")
         tv.ob.awaiting_option.pop(partner(seat), None)
-        if d.option == "pc-remains":
-            return
-        s = d.suit or next((suit(c) for c in r.cards if c in pcs), None)
         if s is None:
-            raise InvalidEvent(b.phase, "decide", "no penalty card left to name a suit from")
+            return
         for c in [c for c in pcs if suit(c) == s]:
             del pcs[c]
         tv.ob.lead_rules.append(Restriction(partner(seat), d.option, s, r.id,
