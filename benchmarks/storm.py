@@ -1,0 +1,99 @@
+"""Storm rate: boards with one or two random irregularities, replayed through the engine.
+
+    .venv/bin/python benchmarks/storm.py --boards 10000
+
+Generates ``--boards`` boards (``tablesense.irregular``), spread evenly over
+the five law codes, seeds ``--seed`` .. ``--seed + boards/5 - 1`` under each
+code, replays each one and counts the *storms*: boards whose penalty and
+director rulings exceed 2 x incidents + 3 (issue 13). Prints, per code, the
+storm rate, the boards that did not end (13 tricks or a claim) and those
+whose replay is not byte-for-byte repeatable; then the worst seeds with the
+first false ruling of each, and the most common first false rulings. Progress
+goes to standard error. ``--code`` restricts to one code (then all boards are
+of that code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import time
+
+from tablesense.irregular import CODES, IRREGULARITIES, irregular_board
+from tablesense.storm import Verdict, judge
+
+
+def pattern(v: Verdict) -> str:
+    """A storm in a few words, for counting: the irregularity after which the engine lost
+    the table, and the kind of its first false ruling."""
+    assert v.first_false is not None
+    kind = v.first_false.split(" ")[1]
+    return f"after {v.cause}: first false ruling {kind}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boards", type=int, default=10_000, help="boards in all (default 10000)")
+    ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    ap.add_argument("--code", choices=CODES, help="only this code")
+    ap.add_argument("--examples", type=int, default=3, help="worst seeds shown per code")
+    args = ap.parse_args()
+    codes = (args.code,) if args.code else CODES
+    per_code = max(1, args.boards // len(codes))
+    total = per_code * len(codes)
+    verdicts: dict[str, list[Verdict]] = {c: [] for c in codes}
+    t0 = time.perf_counter()
+    done = 0
+    for code in codes:
+        for seed in range(args.seed, args.seed + per_code):
+            verdicts[code].append(judge(irregular_board(seed, code)))
+            done += 1
+            if done % 500 == 0 or done == total:
+                storms = sum(v.storm for vs in verdicts.values() for v in vs)
+                print(f"\r{done}/{total} boards, {storms} storms, "
+                      f"{time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    print(f"{total} boards ({per_code} per code, seeds {args.seed}..{args.seed + per_code - 1})"
+          f", bound: penalty + director rulings <= 2 x incidents + 3\n")
+    print("| code | boards | incidents | storms | storm rate | not ended | not repeatable "
+          "| most alerts |")
+    print("|---|---|---|---|---|---|---|---|")
+    everything = [v for vs in verdicts.values() for v in vs]
+    for code in (*codes, "all"):
+        vs = everything if code == "all" else verdicts[code]
+        storms = sum(v.storm for v in vs)
+        unended = sum(not v.ended for v in vs)
+        unrepeatable = sum(judge(v.board).output != v.output for v in vs if v.storm)
+        print(f"| {code} | {len(vs)} | {sum(v.board.incidents for v in vs)} | {storms} | "
+              f"{100 * storms / len(vs):.1f}% | {unended} | {unrepeatable} | "
+              f"{max(len(v.alerts) for v in vs)} |")
+    print("\n(not repeatable: checked on the storms, each replayed a second time)")
+    print("\nStorm rate of the boards with each irregularity (alone or with another):\n")
+    print("| irregularity | " + " | ".join(codes) + " |")
+    print("|---|" + "---|" * len(codes))
+    for kind in IRREGULARITIES:
+        cells = []
+        for code in codes:
+            with_it = [v for v in verdicts[code]
+                       if any(n.startswith(kind + ":") for n in v.board.injected)]
+            storms = sum(v.storm for v in with_it)
+            cells.append(f"{100 * storms / len(with_it):.0f}% of {len(with_it)}"
+                         if with_it else "-")
+        print(f"| {kind} | " + " | ".join(cells) + " |")
+    print("\nWorst seeds (alerts / bound), with the first false ruling:")
+    for code in codes:
+        worst = sorted((v for v in verdicts[code] if v.storm),
+                       key=lambda v: (-len(v.alerts), v.board.seed))[:args.examples]
+        for v in worst:
+            print(f"- {code} seed {v.board.seed}: {len(v.alerts)} / {v.bound}; "
+                  f"{'; '.join(v.board.injected)}\n    {v.first_false}")
+    print("\nStorms by what the engine lost the table after, most common first:")
+    for code in codes:
+        counts = collections.Counter(pattern(v) for v in verdicts[code] if v.storm)
+        print(f"- {code}: " + "; ".join(f"{n} {what}" for what, n in counts.most_common(6)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

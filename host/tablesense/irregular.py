@@ -1,0 +1,643 @@
+"""Whole boards with one or two random irregularities, as a real table shows them.
+
+The measuring stick of the engine's robustness (issue 13): each board is the
+journal that the readers and terminals of one table would produce (``board``,
+``dealt``, the auction or the whist-era ``declare``, ``observe`` for every
+card led, played, spread, dropped, shown, withdrawn or quitted, ``decide``
+for the non-offending side's choices, perhaps a ``claim``), with one or two
+irregularities injected:
+
+* a card played before its turn, by a defender or from declarer's hand or
+  dummy (it lies in its trick zone and counts at its player's turn);
+* a lead out of turn, the opening one or a later one, accepted (``decide
+  accept-lead`` under 2017; under the old codes the others simply follow it)
+  or refused (``decide refuse-lead``, or the old codes' ``call-suit`` /
+  ``require-lead-suit``; the card is taken back and the right player leads);
+* two cards played together: the offender leaves one in the trick zone, the
+  other goes back to the table face up or to the hand;
+* a revoke corrected in time (the card goes back from the trick to the hand
+  and a card of the suit led arrives) or not corrected;
+* a card dropped face up, or shown to partner, by a defender;
+* a penalty card not played when due (then perhaps ``refuse-play`` and the
+  substitution);
+* declarer's card dropped face up, or dummy's card exposed before the
+  opening lead.
+
+After it the simulated players behave as a table does: a penalty card (or an
+old code's exposed card) is played at its holder's first legal opportunity,
+from the table; a lead restriction is obeyed; the lead options of a major
+penalty card are answered ``pc-remains`` (2017) each time the offender's
+partner is to lead; every trick of four is quitted (turned face down). The
+board ends after 13 tricks, or with declarer's claim now and then near the
+end.
+
+The generator does not look at the engine: what it knows of the laws is what
+players at a club table know. It is deterministic per seed:
+
+>>> b = irregular_board(7, "duplicate-2017")
+>>> b == irregular_board(7, "duplicate-2017") and 1 <= b.incidents <= 2
+True
+>>> b.events[0]["type"], b.events[0]["code"]
+('board', 'duplicate-2017')
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from tablesense.cards import (
+    SEATS,
+    SUITS,
+    is_honour,
+    lho,
+    partner,
+    rank_value,
+    side,
+    suit,
+    trick_winner,
+)
+from tablesense.robots import auction, deal, declarer_of
+from tablesense.vocab import Face, Zone
+
+Event = dict[str, Any]
+
+CODES: Final = ("duplicate-2017", "portland-1904", "american-1907", "auction-1913",
+                "auction-1929")
+WHIST: Final = frozenset(("portland-1904", "american-1907"))
+# Dummy is spread on any opening lead, in turn or not (Portland L62; 1929 inherits it).
+DUMMY_DOWN_ON_ANY_LEAD: Final = frozenset(("portland-1904", "auction-1929"))
+IRREGULARITIES: Final = (
+    "premature-defender", "premature-declarer", "opening-lead-out-of-turn",
+    "lead-out-of-turn", "together", "revoke-corrected", "revoke", "drop", "show",
+    "penalty-not-played", "declarer-exposed",
+)
+# Incidents each irregularity injects: a penalty card not played needs the penalty card.
+INCIDENTS: Final = {k: 2 if k == "penalty-not-played" else 1 for k in IRREGULARITIES}
+STEP_MS: Final = 1500
+GESTURE_MS: Final = 40  # between the cards of one gesture (a spread, a quit)
+TOGETHER_MS: Final = 50  # two cards arriving together
+
+
+@dataclass(frozen=True)
+class IrregularBoard:
+    """One generated board: its journal events, the incidents injected and what they were."""
+
+    seed: int
+    code: str
+    events: tuple[Event, ...]
+    incidents: int
+    injected: tuple[str, ...]
+    # the table before each event: tricks completed, and the cards counted in the trick
+    # in progress (a trick of four counts as completed); for diagnoses
+    truth: tuple[tuple[int, tuple[tuple[str, str], ...]], ...] = ()
+    at: tuple[int, ...] = ()  # the event at which each of ``injected`` was made
+
+    def lines(self) -> list[str]:
+        """The journal, one compact JSON object a line (no newline)."""
+        return [json.dumps(e, separators=(",", ":")) for e in self.events]
+
+
+@dataclass
+class _Plan:
+    kind: str
+    trick: int  # the first trick at which it may happen (-1: before the opening lead)
+    stage: int = 0
+    target: tuple[str, str] | None = None  # (seat, card) a later stage is about
+    done: bool = False
+
+
+@dataclass
+class _Fix:
+    """A revoke to correct once ``after`` more cards have joined the trick."""
+
+    seat: str
+    card: str
+    plays: int
+
+
+@dataclass
+class _Sim:
+    rng: random.Random
+    code: str
+    table: str
+    number: int
+    t: int = 0
+    events: list[Event] = field(default_factory=list)
+    truth: list[tuple[int, tuple[tuple[str, str], ...]]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    at: list[int] = field(default_factory=list)
+    incidents: int = 0
+    trick_no: int = -1
+    trick: list[tuple[str, str]] = field(default_factory=list)
+
+    # -- the journal ---------------------------------------------------------
+    def ev(self, obj: Event, gap: int = STEP_MS) -> None:
+        self.events.append({"v": 1, "t": self.t, **obj})
+        done = max(self.trick_no, 0)
+        self.truth.append((done + 1, ()) if len(self.trick) == 4 else (done, tuple(self.trick)))
+        self.t += gap
+
+    def obs(self, seat: str, card: str, zone: Zone, face: Face = "up", gap: int = STEP_MS,
+            seen_by: list[str] | None = None) -> None:
+        ev: Event = {"type": "observe", "seat": seat, "card": card, "zone": zone,
+                     "face": face, "level": "at"}
+        if seen_by is not None:
+            ev["seen_by"] = seen_by
+        self.ev(ev, gap)
+
+    def decide(self, option: str, **extra: str) -> None:
+        self.ev({"type": "decide", "option": option, **extra})
+
+    def note(self, kind: str, text: str, incidents: int = 1) -> None:
+        self.incidents += incidents
+        self.notes.append(f"{kind}: {text}")
+        self.at.append(len(self.events) - 1)
+
+
+class _Table(_Sim):
+    """The physical table: who holds what, where the cards lie, what the players owe."""
+
+    def __init__(self, rng: random.Random, code: str, table: str, number: int,
+                 plans: list[_Plan]) -> None:
+        super().__init__(rng, code, table, number)
+        self.plans = plans
+        self.old = code != "duplicate-2017"
+        self.hands: dict[str, set[str]] = {}
+        self.faceup: dict[str, list[str]] = {s: [] for s in SEATS}  # not dummy's display
+        self.owed: dict[str, list[str]] = {s: [] for s in SEATS}  # to play at first chance
+        self.major: set[str] = set()
+        self.waiting: dict[str, str] = {}  # a premature card lying in its trick zone
+        self.lead_call: dict[str, str] = {}  # side -> suit to lead when that side next leads
+        self.fix: _Fix | None = None
+        self.spread = False
+        self.declarer = self.dummy = ""
+        self.trumps: str | None = None
+
+    # -- the board ---------------------------------------------------------------
+    def run(self) -> None:
+        dealer = SEATS[(self.number - 1) % 4]
+        board: Event = {"type": "board", "table": self.table, "board": self.number,
+                        "dealer": dealer, "vul": "None", "code": self.code}
+        self.ev(board)
+        hands, calls = self._deal_and_bid(dealer)
+        self.hands = {s: set(h) for s, h in hands.items()}
+        self.ev({"type": "dealt", "hands": hands})
+        if self.code in WHIST:
+            strain = calls[0][1]
+            self.declarer = dealer
+            self.ev({"type": "declare", "seat": dealer, "strain": strain})
+            self.ev({"type": "call", "seat": lho(dealer), "call": "P"}, 2000)
+        else:
+            for seat, call in calls:
+                self.ev({"type": "call", "seat": seat, "call": call}, 2000)
+            contract = declarer_of(calls)
+            assert contract is not None
+            self.declarer, strain = contract
+        self.trumps = None if strain == "N" else strain
+        self.dummy = partner(self.declarer)
+        self._before_lead()
+        leader = lho(self.declarer)
+        claim_at = self.rng.randrange(9, 13) if self.rng.random() < 0.1 else 99
+        for trick_no in range(13):
+            if trick_no == claim_at and all(p.done for p in self.plans):
+                self.ev({"type": "claim", "seat": self.declarer})
+                return
+            leader = self._trick(trick_no, leader)
+
+    def _deal_and_bid(self, dealer: str) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
+        while True:
+            hands = deal(self.rng)
+            if self.code in WHIST:
+                h = hands[dealer]
+                longest = max(SUITS, key=lambda s: (sum(1 for c in h if suit(c) == s), s))
+                n = sum(1 for c in h if suit(c) == longest)
+                return hands, [(dealer, longest if n >= 5 else "N")]
+            calls = auction(hands, dealer, self.rng)
+            if declarer_of(calls) is not None:
+                return hands, calls
+
+    # -- holdings ----------------------------------------------------------------
+    def holding(self, seat: str) -> list[str]:
+        return sorted(self.hands[seat] | set(self.faceup[seat]), key=_order)
+
+    def legal(self, seat: str, led: str | None) -> list[str]:
+        cards = self.holding(seat)
+        same = [c for c in cards if led is not None and suit(c) == led]
+        return same or cards
+
+    def choose(self, seat: str, led: str | None) -> str:
+        """The card a player at a club table would play: what he owes first."""
+        legal = self.legal(seat, led)
+        for c in self.owed[seat]:
+            if c in legal:
+                return c
+        if led is None:
+            want = self.lead_call.pop(side(seat), None)
+            suited = [c for c in legal if suit(c) == want]
+            legal = suited or legal
+        return legal[-1] if self.rng.random() < 0.5 else legal[0]
+
+    def take(self, seat: str, card: str) -> None:
+        self.hands[seat].discard(card)
+        if card in self.faceup[seat]:
+            self.faceup[seat].remove(card)
+        if card in self.owed[seat]:
+            self.owed[seat].remove(card)
+
+    def owe(self, seat: str, card: str, major: bool, on_table: bool) -> None:
+        self.owed[seat].append(card)
+        if major:
+            self.major.add(card)
+        if on_table:
+            self.hands[seat].discard(card)
+            self.faceup[seat].append(card)
+
+    def put_back(self, seat: str, card: str) -> None:
+        """A card taken back into the hand (dummy's: into the display)."""
+        if seat == self.dummy and self.spread:
+            self.obs(seat, card, "table", "up")
+        else:
+            self.obs(seat, card, "hand", "down")
+        self.hands[seat].add(card)
+
+    def defender(self, seat: str) -> bool:
+        return side(seat) != side(self.declarer)
+
+    def play(self, seat: str, card: str, gap: int = STEP_MS) -> None:
+        self.take(seat, card)
+        self.obs(seat, card, "trick", gap=gap)
+
+    def spread_dummy(self) -> None:
+        if self.spread:
+            return
+        self.spread = True
+        for c in sorted(self.hands[self.dummy], key=_order):
+            if c not in self.faceup[self.dummy]:
+                self.obs(self.dummy, c, "table", gap=GESTURE_MS)
+        for c in self.faceup[self.dummy]:  # an exposed card left face up: now displayed
+            self.hands[self.dummy].add(c)
+        self.faceup[self.dummy] = []
+        self.owed[self.dummy] = []
+        self.t += STEP_MS - GESTURE_MS
+
+    # -- one trick -----------------------------------------------------------------
+    def _trick(self, trick_no: int, leader: str) -> str:
+        self.trick = []
+        self.trick_no = trick_no
+        seat = leader
+        while len(self.trick) < 4:
+            if seat in self.waiting:
+                self.trick.append((seat, self.waiting.pop(seat)))
+                seat = lho(seat)
+                continue
+            if not self.holding(seat):
+                raise _Stuck(f"{seat} has no card at trick {trick_no + 1}")
+            nxt = self._inject(trick_no, seat)
+            if nxt is None:
+                if not self.trick:
+                    self._before_lead_by(seat)
+                led = suit(self.trick[0][1]) if self.trick else None
+                card = self.choose(seat, led)
+                self.play(seat, card)
+                self.trick.append((seat, card))
+                nxt = lho(seat)
+            if trick_no == 0 and self.trick:
+                self.spread_dummy()
+            self._maybe_fix()
+            seat = nxt
+        self._maybe_fix(final=True)
+        for s, c in self.trick:
+            self.obs(s, c, "table", "down", gap=GESTURE_MS)
+        self.t += STEP_MS - GESTURE_MS
+        return trick_winner(self.trick, self.trumps)
+
+    def _before_lead_by(self, seat: str) -> None:
+        """2017 Law 50D2: declarer's lead options, each time the partner of a major
+        penalty card's holder is to lead; the table's director hears 'it remains'."""
+        if self.old:
+            return
+        if any(c in self.major for c in self.faceup[partner(seat)]) and self.defender(seat):
+            self.decide("pc-remains")
+
+    def _maybe_fix(self, final: bool = False) -> None:
+        f = self.fix
+        if f is None or (len(self.trick) < f.plays and not final):
+            return
+        self.fix = None
+        led = suit(self.trick[0][1])
+        idx = self.trick.index((f.seat, f.card))
+        self.put_back(f.seat, f.card)
+        del self.trick[idx]
+        right = self.choose(f.seat, led)
+        self.play(f.seat, right)
+        self.trick.insert(idx, (f.seat, right))
+        if self.defender(f.seat):  # 2017 Law 62B1 major penalty card; old codes: exposed
+            self.owed[f.seat].append(f.card)
+            self.major.add(f.card)
+
+    # -- irregularities -----------------------------------------------------------------
+    def _due(self, trick_no: int) -> list[_Plan]:
+        return [p for p in self.plans if not p.done and 0 <= p.trick <= trick_no]
+
+    def _inject(self, trick_no: int, seat: str) -> str | None:
+        """Inject what is due at ``seat``'s turn; returns the next seat to play when the
+        irregularity took the turn (a card played, a lead out of turn), else None."""
+        for p in self._due(trick_no):
+            fn = getattr(self, "_" + p.kind.replace("-", "_"))
+            nxt: str | None = fn(p, trick_no, seat)
+            if p.done or nxt is not None:
+                return nxt
+        return None
+
+    def _before_lead(self) -> None:
+        for p in self.plans:
+            if p.kind == "declarer-exposed" and p.trick < 0:
+                card = self.rng.choice(sorted(self.hands[self.dummy]))
+                self.obs(self.dummy, card, "table",
+                         seen_by=[s for s in SEATS if s != self.dummy])
+                if self.rng.random() < 0.5:
+                    self.obs(self.dummy, card, "hand", "down")
+                    how = "picked up"
+                else:
+                    self.hands[self.dummy].discard(card)
+                    self.faceup[self.dummy].append(card)
+                    how = "left face up"
+                self.note(p.kind, f"dummy {self.dummy} exposed {card} before the opening "
+                          f"lead, {how}")
+                p.done = True
+
+    def _drop(self, p: _Plan, trick_no: int, seat: str) -> None:
+        if self.rng.random() < 0.5:
+            return  # not at this turn: let it come at another moment
+        defenders = [s for s in SEATS if self.defender(s) and len(self.hands[s]) > 1]
+        if not defenders:
+            return
+        who = self.rng.choice(defenders)
+        honours = [c for c in self.hands[who] if is_honour(c)]
+        pool = honours if p.kind == "penalty-not-played" and honours else sorted(self.hands[who])
+        card = self.rng.choice(sorted(pool, key=_order))
+        self.obs(who, card, "table", seen_by=[s for s in SEATS if s != who])
+        self.owe(who, card, major=is_honour(card), on_table=True)
+        self.note("drop", f"{who} dropped {card} face up at trick {trick_no + 1}")
+        if p.kind == "penalty-not-played":
+            p.stage, p.target = 1, (who, card)
+        else:
+            p.done = True
+
+    def _show(self, p: _Plan, trick_no: int, seat: str) -> None:
+        played = [s for s, _ in self.trick if self.defender(s) and len(self.hands[s]) > 1]
+        if not played:
+            return
+        who = self.rng.choice(played)
+        card = self.rng.choice(sorted(self.hands[who], key=_order))
+        self.obs(who, card, "hand", seen_by=[partner(who)])
+        self.obs(who, card, "table")
+        self.owe(who, card, major=is_honour(card), on_table=True)
+        self.note(p.kind, f"{who} showed {card} to partner after playing to trick "
+                  f"{trick_no + 1}, then put it face up on the table")
+        p.done = True
+
+    def _penalty_not_played(self, p: _Plan, trick_no: int, seat: str) -> str | None:
+        if p.stage == 0:
+            self._drop(p, trick_no, seat)
+            if p.stage == 0:
+                return None
+        assert p.target is not None
+        who, card = p.target
+        if card not in self.faceup[who]:
+            p.done = True  # played meanwhile: the failure never came
+            return None
+        led = suit(self.trick[0][1]) if self.trick else None
+        legal = self.legal(seat, led)
+        others = [c for c in legal if c != card and c in self.hands[seat]]
+        if who != seat or card not in legal or not others:
+            return None
+        if self.old:
+            self.decide("call-card", card=card)
+        if not self.trick:
+            self._before_lead_by(seat)
+        wrong = self.rng.choice(others)
+        self.play(seat, wrong)
+        self.trick.append((seat, wrong))
+        p.done = True
+        answer = "none"
+        if not self.old:
+            answer = self.rng.choice(("refuse-play", "refuse-play", "accept-play", "none"))
+        if answer == "refuse-play":
+            self.decide("refuse-play")
+            self.obs(seat, wrong, "table")
+            self.trick.pop()
+            self.hands[seat].add(wrong)
+            self.owe(seat, wrong, major=True, on_table=True)
+            self.play(seat, card)
+            self.trick.append((seat, card))
+        elif answer == "accept-play":
+            self.decide("accept-play")
+        self.note(p.kind, f"{seat} played {wrong} instead of his penalty card {card} at "
+                  f"trick {trick_no + 1}; answer: {answer}")
+        return lho(seat)
+
+    def _later(self, seat: str, kinds: str) -> list[str]:
+        """Seats still to play to this trick after ``seat``, of ``kinds`` (defenders or
+        declarer's side), with no card waiting."""
+        out, s = [], lho(seat)
+        while s != self.trick[0][0]:
+            if s not in self.waiting and self.defender(s) == (kinds == "defender"):
+                out.append(s)
+            s = lho(s)
+        return out
+
+    def _premature(self, p: _Plan, trick_no: int, seat: str, kinds: str) -> None:
+        if not self.trick or len(self.trick) == 3:
+            return
+        who = [s for s in self._later(seat, kinds) if len(self.holding(s)) > 0]
+        if not who:
+            return
+        early = self.rng.choice(who)
+        card = self.choose(early, suit(self.trick[0][1]))
+        self.play(early, card)
+        self.waiting[early] = card
+        self.note(p.kind, f"{early} played {card} before {seat} at trick {trick_no + 1}")
+        p.done = True
+
+    def _premature_defender(self, p: _Plan, trick_no: int, seat: str) -> str | None:
+        self._premature(p, trick_no, seat, "defender")
+        return None
+
+    def _premature_declarer(self, p: _Plan, trick_no: int, seat: str) -> str | None:
+        self._premature(p, trick_no, seat, "declarer")
+        return None
+
+    def _opening_lead_out_of_turn(self, p: _Plan, trick_no: int, seat: str) -> str | None:
+        if trick_no != 0 or self.trick:
+            p.done = True  # the opening lead is past: it cannot happen any more
+            return None
+        return self._lead_out_of_turn(p, trick_no, seat, partner(seat))
+
+    def _lead_out_of_turn(self, p: _Plan, trick_no: int, seat: str,
+                          wrong: str | None = None) -> str | None:
+        if self.trick or (trick_no == 0 and wrong is None):
+            return None
+        if wrong is None:
+            wrong = self.rng.choice([s for s in SEATS if s != seat and self.holding(s)])
+        if self.faceup[wrong] or self.waiting:
+            return None  # keep it simple: no penalty card of the offender's in the way
+        card = self.choose(wrong, None)
+        self.play(wrong, card)
+        if trick_no == 0 and self.code in DUMMY_DOWN_ON_ANY_LEAD:
+            self.spread_dummy()
+        accept = self.rng.random() < 0.5
+        p.done = True
+        self.note(p.kind, f"{wrong} led {card} out of turn ({seat} to lead) at trick "
+                  f"{trick_no + 1}, {'accepted' if accept else 'refused'}")
+        if accept:
+            if not self.old:
+                self.decide("accept-lead")
+            if trick_no == 0:
+                self.spread_dummy()
+            self.trick.append((wrong, card))
+            return lho(wrong)
+        if not self.defender(wrong):  # declarer's lead: taken back, no penalty
+            if not self.old:
+                self.decide("refuse-lead")
+            self.put_back(wrong, card)
+            return seat
+        if self.old:
+            called = self.rng.choice(SUITS)
+            option = ("require-lead-suit" if trick_no == 0 and self.code == "auction-1929"
+                      else "call-suit")
+            self.decide(option, suit=called)
+            self.put_back(wrong, card)
+            self.lead_call[side(wrong)] = called
+            return seat
+        self.decide("refuse-lead")
+        self.obs(wrong, card, "table")
+        self.hands[wrong].add(card)
+        self.owe(wrong, card, major=True, on_table=True)
+        return seat
+
+    def _together(self, p: _Plan, trick_no: int, seat: str) -> str | None:
+        if seat == self.dummy or len(self.hands[seat]) < 3 or self.owed[seat]:
+            return None
+        led = suit(self.trick[0][1]) if self.trick else None
+        if not self.trick:
+            self._before_lead_by(seat)
+        card = self.choose(seat, led)
+        other = self.rng.choice(sorted(self.hands[seat] - {card}, key=_order))
+        both = self.old or self.rng.random() < 0.5
+        self.play(seat, card, gap=TOGETHER_MS)
+        self.take(seat, other)
+        self.obs(seat, other, "trick", "up" if both else "down")
+        self.trick.append((seat, card))
+        if self.old and self.defender(seat):
+            self.decide("designate-card", card=card)
+        if both and self.defender(seat):
+            self.obs(seat, other, "table")
+            self.owe(seat, other, major=is_honour(other), on_table=True)
+        else:
+            self.put_back(seat, other)
+        self.note(p.kind, f"{seat} played {card} and {other} together at trick "
+                  f"{trick_no + 1} ({'both' if both else 'one'} face up), left {card}")
+        p.done = True
+        return lho(seat)
+
+    def _revoke(self, p: _Plan, trick_no: int, seat: str) -> str | None:
+        if not self.trick or trick_no > 10 or self.fix is not None:
+            return None
+        led = suit(self.trick[0][1])
+        if not any(suit(c) == led for c in self.holding(seat)):
+            return None
+        if any(c in self.legal(seat, led) for c in self.owed[seat]):
+            return None
+        off = sorted((c for c in self.hands[seat] if suit(c) != led), key=_order)
+        if not off:
+            return None
+        card = self.rng.choice(off)
+        self.play(seat, card)
+        self.trick.append((seat, card))
+        p.done = True
+        if p.kind == "revoke-corrected":
+            plays = self.rng.randrange(len(self.trick), 5)
+            self.fix = _Fix(seat, card, plays)
+            self.note(p.kind, f"{seat} played {card} on a {led} lead at trick {trick_no + 1}, "
+                      f"corrected with {plays} cards in the trick")
+            self._maybe_fix()
+        else:
+            self.note(p.kind, f"{seat} revoked with {card} on a {led} lead at trick "
+                      f"{trick_no + 1}")
+        return lho(seat)
+
+    def _revoke_corrected(self, p: _Plan, trick_no: int, seat: str) -> str | None:
+        return self._revoke(p, trick_no, seat)
+
+    def _declarer_exposed(self, p: _Plan, trick_no: int, seat: str) -> None:
+        d = self.declarer
+        if len(self.hands[d]) < 2 or self.faceup[d]:
+            return
+        card = self.rng.choice(sorted(self.hands[d], key=_order))
+        self.obs(d, card, "table", seen_by=[s for s in SEATS if s != d])
+        if self.rng.random() < 0.5:
+            self.obs(d, card, "hand", "down")
+            how = "picked up"
+        else:
+            self.owe(d, card, major=False, on_table=True)
+            how = "left to be played"
+        self.note(p.kind, f"declarer {d} dropped {card} face up at trick {trick_no + 1}, {how}")
+        p.done = True
+
+
+class _Stuck(Exception):
+    """The simulated play cannot go on (a bug of the generator, not of the engine)."""
+
+
+def _order(card: str) -> tuple[int, int]:
+    return SUITS.index(suit(card)), -rank_value(card)
+
+
+def _plans(rng: random.Random, kinds: Sequence[str] | None) -> list[_Plan]:
+    if kinds is None:
+        first = rng.choice(IRREGULARITIES)
+        kinds = [first]
+        if INCIDENTS[first] == 1 and rng.random() < 0.5:
+            kinds.append(rng.choice([k for k in IRREGULARITIES if INCIDENTS[k] == 1]))
+    plans: list[_Plan] = []
+    for k in kinds:
+        if k not in IRREGULARITIES:
+            raise ValueError(f"unknown irregularity {k!r}; known: {', '.join(IRREGULARITIES)}")
+        if k == "opening-lead-out-of-turn":
+            trick = 0
+        elif k == "declarer-exposed" and rng.random() < 0.3:
+            trick = -1
+        else:
+            trick = rng.randrange(1 if k == "lead-out-of-turn" else 0, 11)
+        plans.append(_Plan(k, trick))
+    return plans
+
+
+def irregular_board(seed: int, code: str = "duplicate-2017", table: str = "1",
+                    number: int | None = None,
+                    kinds: Sequence[str] | None = None) -> IrregularBoard:
+    """One board under ``code`` with one or two random irregularities (or ``kinds``).
+
+    ``number`` defaults to one of 1..16 drawn from the seed (so the dealer varies).
+    """
+    if code not in CODES:
+        raise ValueError(f"unknown code {code!r}; known: {', '.join(CODES)}")
+    rng = random.Random(f"{seed}:{code}")
+    n = number if number is not None else rng.randrange(1, 17)
+    sim = _Table(rng, code, table, n, _plans(rng, kinds))
+    try:
+        sim.run()
+    except _Stuck as exc:  # never seen; a claim keeps the journal a whole board
+        sim.notes.append(f"generator stuck: {exc}")
+        sim.at.append(len(sim.events))
+        sim.ev({"type": "claim", "seat": sim.declarer})
+    return IrregularBoard(seed, code, tuple(sim.events), sim.incidents, tuple(sim.notes),
+                          tuple(sim.truth), tuple(sim.at))
+
+
+__all__ = ["CODES", "IRREGULARITIES", "IrregularBoard", "irregular_board"]

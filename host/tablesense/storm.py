@@ -1,0 +1,218 @@
+"""The storm bound: does one irregular board replay to a sane number of alerts?
+
+Issue 13's measure of the engine: on a board with ``n`` injected incidents,
+the penalty and director rulings (what reaches the director as alerts) must
+number at most ``2 * n + 3``; the board must end (13 tricks quitted, or a
+claim); and its journal must replay to the same bytes every time. A board
+that breaks the bound is a *storm*: the engine's idea of the trick drifted
+away from the cards on the table.
+
+``judge`` replays a board of ``tablesense.irregular`` and says which of these
+hold; for a storm it names the first ruling that a table's director would
+call false, with what the table showed at that moment (``first_false``).
+
+>>> from tablesense.irregular import irregular_board
+>>> v = judge(irregular_board(3, "duplicate-2017", kinds=["drop"]))
+>>> v.bound == 2 * v.board.incidents + 3
+True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from tablesense.engine import Engine, Ruling
+from tablesense.irregular import IrregularBoard
+from tablesense.replay import replay_steps
+
+# The kinds of ruling each irregularity may rightly give, under one code or another;
+# a penalty or director ruling of another kind is the first sign of a drift.
+EXPECTED: Final[dict[str, frozenset[str]]] = {
+    "premature-defender": frozenset(("premature-play", "major-penalty-card",
+                                     "minor-penalty-card", "exposed-card")),
+    "premature-declarer": frozenset(("premature-play",)),
+    "opening-lead-out-of-turn": frozenset(("lead-out-of-turn", "major-penalty-card",
+                                           "minor-penalty-card", "exposed-card")),
+    "lead-out-of-turn": frozenset(("lead-out-of-turn", "major-penalty-card",
+                                   "minor-penalty-card", "exposed-card")),
+    "together": frozenset(("cards-played-together", "major-penalty-card",
+                           "minor-penalty-card", "exposed-card")),
+    "revoke-corrected": frozenset(("revoke-corrected", "major-penalty-card", "exposed-card",
+                                   "minor-penalty-card")),
+    "revoke": frozenset(("revoke", "director")),
+    "drop": frozenset(("major-penalty-card", "minor-penalty-card", "exposed-card",
+                       "deemed-played")),
+    "show": frozenset(("major-penalty-card", "minor-penalty-card", "exposed-card",
+                       "deemed-played")),
+    "penalty-not-played": frozenset(("major-penalty-card", "minor-penalty-card",
+                                     "exposed-card", "penalty-card-not-played",
+                                     "call-not-complied")),
+    "declarer-exposed": frozenset(),
+}
+
+
+State = tuple[int, frozenset[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one board's replay showed against the storm bound."""
+
+    board: IrregularBoard
+    alerts: tuple[Ruling, ...]  # penalty and director rulings, in order
+    tricks: int  # tricks the engine counted
+    phase: str  # the engine's phase at the end of the journal
+    reported: tuple[str, ...]  # lines replay reported as not valid in the board's state
+    output: bytes  # what `tablesense replay` prints on standard output for the journal
+    drift: int | None  # the first event after which the engine's trick is not the table's
+    first_false: str | None  # a storm's first false ruling, in words
+    engine_at_drift: State | None = None  # the engine's trick after that event
+
+    @property
+    def cause(self) -> str:
+        """The irregularity the engine lost the table after: the last one injected
+        before the drift (the first one of a storm without a drift)."""
+        b = self.board
+        if not b.injected:
+            return "none"
+        before = [n for n, i in zip(b.injected, b.at, strict=True)
+                  if self.drift is None or i <= self.drift]
+        return (before[-1] if before else b.injected[0]).split(":")[0]
+
+    @property
+    def bound(self) -> int:
+        return 2 * self.board.incidents + 3
+
+    @property
+    def storm(self) -> bool:
+        return len(self.alerts) > self.bound
+
+    @property
+    def ended(self) -> bool:
+        """13 tricks counted and the board over, or a claim made."""
+        claimed = any(e["type"] in ("claim", "concede") for e in self.board.events)
+        return (self.tricks == 13 and self.phase == "end") or (
+            claimed and self.phase in ("claim", "end"))
+
+
+def render(lines: Iterable[str]) -> bytes:
+    """The bytes ``tablesense replay`` writes on standard output for ``lines``."""
+    return "".join(json.dumps(r.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+                   for st in replay_steps(lines) for r in st.rulings).encode()
+
+
+def _normal(done: int, trick: Iterable[tuple[str, str]]) -> State:
+    cards = frozenset(trick)
+    return (done + 1, frozenset()) if len(cards) == 4 else (done, cards)
+
+
+def _engine_state(eng: Engine) -> State | None:
+    """Tricks completed and the trick in progress as the engine sees them (None when the
+    engine keeps them under other names: no drift detection then)."""
+    b = eng.board
+    tricks, trick = getattr(b, "tricks", None), getattr(b, "trick", None)
+    if not isinstance(tricks, list) or not isinstance(trick, list):
+        return None
+    done = len(tricks) - (1 if len(trick) == 4 else 0)
+    return _normal(done, trick)
+
+
+def judge(board: IrregularBoard) -> Verdict:
+    """Replay ``board`` and measure it against the bound."""
+    lines = board.lines()
+    truth = [_normal(d, tr) for d, tr in board.truth]
+    rulings: list[tuple[int, Ruling]] = []
+    reported: list[str] = []
+    tricks, phase = 0, "idle"
+    index = -1
+    seen_at: list[tuple[int, State | None]] = []
+    for st in replay_steps(lines):
+        if st.event is not None or st.error is not None:
+            index += 1
+        if st.error is not None:
+            reported.append(st.error)
+        rulings.extend((max(index, 0), r) for r in st.rulings)
+        eng = st.engine
+        if eng is None or eng.board is None:
+            continue
+        tricks, phase = len(getattr(eng.board, "tricks", ())), str(eng.board.phase)
+        if st.event is not None:
+            seen_at.append((index, _engine_state(eng)))
+    drift = _drift(truth, seen_at)
+    engine_then = next((s for i, s in seen_at if i == drift), None)
+    alerts = [(i, r) for i, r in rulings if r.severity in ("penalty", "director")]
+    first = (_first_false(board, alerts, drift, engine_then)
+             if len(alerts) > 2 * board.incidents + 3 else None)
+    return Verdict(board, tuple(r for _, r in alerts), tricks, phase, tuple(reported),
+                   render(lines), drift, first, engine_then)
+
+
+def _drift(truth: list[State], seen_at: list[tuple[int, State | None]]) -> int | None:
+    """The first event after which the engine's trick is not the table's and does not
+    come back to it before the table has finished the next trick. The engine closes an
+    incident at the next event and may wait for a decision or a false lead's followers:
+    it may lag the table a little without having lost it."""
+    def ok(i: int, seen: State | None) -> bool:
+        return seen is None or seen in truth[i:i + 3]
+
+    for k, (i, seen) in enumerate(seen_at):
+        if ok(i, seen) or i >= len(truth):
+            continue
+        horizon = truth[i][0] + 1
+        if not any(ok(j, s) for j, s in seen_at[k + 1:] if j < len(truth)
+                   and truth[j][0] <= horizon):
+            return i
+    return None
+
+
+def _first_false(board: IrregularBoard, alerts: list[tuple[int, Ruling]],
+                 drift: int | None, engine_then: State | None) -> str:
+    """The first alert of a kind none of the board's irregularities gives, or the first
+    one made once the engine's trick drifted from the table's, whichever comes first;
+    else the first beyond two per incident. With the event that made it, and the trick
+    as the table showed it then."""
+    kinds = frozenset().union(*(EXPECTED[n.split(":")[0]] for n in board.injected
+                                if n.split(":")[0] in EXPECTED))
+    odd = next(((i, r) for i, r in alerts if r.kind not in kinds), None)
+    late = next(((i, r) for i, r in alerts if drift is not None and i >= drift), None)
+    picks = [p for p in (odd, late) if p is not None]
+    i, r = min(picks, key=lambda p: p[0]) if picks else alerts[
+        min(2 * board.incidents, len(alerts) - 1)]
+    text = (f"{r.id} {r.kind} ({r.offender} {' '.join(r.cards)}) at "
+            f"{_event_words(board, i)}; the table then: {_table_words(board, i)}; "
+            f"the engine: {r.text}")
+    if drift is not None:
+        text += (f" [the trick first drifted at {_event_words(board, drift)}: the table "
+                 f"then: {_table_words(board, drift + 1)}; the engine: "
+                 f"{_state_words(engine_then)}]")
+    return text
+
+
+def _state_words(state: State | None) -> str:
+    if state is None:
+        return "?"
+    done, trick = state
+    plays = " ".join(f"{s}:{c}" for s, c in sorted(trick))
+    return f"{done} tricks done, trick {done + 1}: {plays or 'no card yet'}"
+
+
+def _table_words(board: IrregularBoard, i: int) -> str:
+    if i >= len(board.truth):
+        return "board over"
+    done, trick = board.truth[i]
+    plays = " ".join(f"{s}:{c}" for s, c in trick)
+    return f"{done} tricks done, trick {done + 1}: {plays or 'no card yet'}"
+
+
+def _event_words(board: IrregularBoard, i: int) -> str:
+    ev = board.events[i] if i < len(board.events) else {}
+    if ev.get("type") == "observe":
+        return f"t={ev['t']} {ev['seat']} {ev['card']} to {ev['zone']} face {ev['face']}"
+    return f"t={ev.get('t')} {ev.get('type')} " + " ".join(
+        f"{k}={v}" for k, v in ev.items() if k not in ("v", "t", "type", "hands"))
+
+
+__all__ = ["EXPECTED", "State", "Verdict", "judge", "render"]
