@@ -600,6 +600,13 @@ class Engine:
             return
         self._close(self.tracker.take_all())
         self.law.withdrawn(self.view, o)
+        # The table shows a played card taken back and no law explains it: follow the
+        # table (the card is back in the hand) and tell the director once.
+        if (o.seat, o.card) in b.trick and b.take_back(o.seat, o.card):
+            self.played.discard(o.card)
+            self._out_of_step(
+                f"{o.seat}'s {o.card}, counted as played to this trick, was taken back "
+                "from the trick zone.", o.t)
 
     # -- the trick follows the cards ------------------------------------------------
     def _lying_in_trick(self, seat: str) -> list[str]:

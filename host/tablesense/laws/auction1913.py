@@ -51,7 +51,7 @@ class Auction1913(American1907):
         "dealer-loot": f"{WC}, Law 77", "false-lead": f"{WC}, Law 78",
         "played-in-error": f"{WC}, Law 67, 68",
         "comply": "as American 1907, Cards exposed during play (last ¶) (assumed)",
-        "revoke": "as American 1907, The revoke (assumed)",
+        "revoke": "as American 1907, The revoke (assumed)", "dummy-revoke": "Law 63",
         "renounce": "as American 1907, The revoke (assumed)"}
     rules: ClassVar[dict[str, str]] = {
         **American1907.rules,

@@ -84,8 +84,8 @@ class OldPlay(Answers):
         if leading:
             self.flush_late(tv, t)
         self.establish_revokes(tv, seat, t)
-        if not leading and not b.is_legal(seat, card) and seat != b.dummy:
-            tv.ob.revokes[seat] = (card, len(b.tricks))
+        if not leading and not b.is_legal(seat, card):
+            tv.ob.revokes[seat] = (card, len(b.tricks))  # dummy's too: corrected, no penalty
         self.check_calls(tv, seat, card, leading, t)
 
     def after_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
@@ -258,6 +258,13 @@ class OldPlay(Answers):
 
     def renounce_corrected(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
+        if seat == b.dummy:
+            tv.emit(self.draft(
+                "no-rectification", self.c("dummy-revoke") or self.c("revoke"),
+                f"Dummy's {card} played in error was taken back and replaced: dummy is not "
+                "liable to the penalty for a revoke; no lead out of turn, no exposed card.",
+                severity="info", offender=b.controller(seat), cards=(card,)), t)
+            return
         if not self.is_dealer_side(tv, seat):
             self.adversary_renounce(tv, seat, card, t)
             return
@@ -286,6 +293,8 @@ class OldPlay(Answers):
 
     def revoke(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
+        if seat == b.dummy:
+            return  # dummy is not liable to the penalty for a revoke (Portland L68)
         tv.emit(self.draft(
             "revoke", self.c("revoke"),
             f"{name(seat)} revoked with the {card} and the trick was turned and quitted (or his "

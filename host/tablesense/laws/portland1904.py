@@ -60,6 +60,7 @@ class Portland1904(OldPlay):
         "dealer-loot": "Law 81", "false-lead": "Law 82", "fourth-before-third": "Law 86",
         "played-in-error": "Law 72, 73 (II)", "renounce": "Law 94", "treated": "Law 80",
         "dealer-renounce": "Law 95", "revoke": "Law 89-91", "dealer": "Law 72 (dealer)",
+        "dummy-revoke": "Law 68",
         "dummy": "Law 62, 69", "dealer-premature": "Law 72, 81", "dealer-together": "Law 72",
         "dealer-shows": "Law 72, 75", "simultaneous": "Law 72, 73 (II)"}
     rules: ClassVar[dict[str, str]] = {
