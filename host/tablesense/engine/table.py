@@ -113,6 +113,7 @@ class Engine:
         self.waiting_play: dict[str, str] = {}  # seat -> card to count at his turn
         self.waiting_lead: tuple[str, str] | None = None  # an early lead that will stand
         self._turned: dict[str, str] = {}  # uncounted cards turned face down: card -> seat
+        self._free_lead = False  # after a resync emptied the trick: the next lead stands
         self._swept: tuple[object, ...] = ()
         self._oos: tuple[int, int] = (-1, -1)
         self.conceding: set[str] = set()
@@ -313,6 +314,7 @@ class Engine:
         self.waiting_play = {}
         self.waiting_lead = None
         self._turned = {}
+        self._free_lead = False
         self._swept = ()
         self.conceding = set()
         self.conceder = None
@@ -604,6 +606,7 @@ class Engine:
         # table (the card is back in the hand) and tell the director once.
         if (o.seat, o.card) in b.trick and b.take_back(o.seat, o.card):
             self.played.discard(o.card)
+            self._free_lead = not b.trick  # whoever leads now, the table shows the leader
             self._out_of_step(
                 f"{o.seat}'s {o.card}, counted as played to this trick, was taken back "
                 "from the trick zone.", o.t)
@@ -756,6 +759,9 @@ class Engine:
         while order:
             seat = nxt if nxt in order else order[0]
             order.remove(seat)
+            if self._free_lead and not b.trick and b.phase in ("lead", "play"):
+                self._free_lead = False
+                b.accept_lead(seat)
             obs = by_seat[seat]
             if len(obs) >= 2:
                 self.law.played_together(self.view, seat, obs)
