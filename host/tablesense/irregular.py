@@ -95,6 +95,7 @@ class IrregularBoard:
     # in progress (a trick of four counts as completed); for diagnoses
     truth: tuple[tuple[int, tuple[tuple[str, str], ...]], ...] = ()
     at: tuple[int, ...] = ()  # the event at which each of ``injected`` was made
+    tricks: tuple[tuple[tuple[str, str], ...], ...] = ()  # each trick as the table played it
 
     def lines(self) -> list[str]:
         """The journal, one compact JSON object a line (no newline)."""
@@ -130,6 +131,7 @@ class _Sim:
     truth: list[tuple[int, tuple[tuple[str, str], ...]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     at: list[int] = field(default_factory=list)
+    tricks: list[tuple[tuple[str, str], ...]] = field(default_factory=list)
     incidents: int = 0
     trick_no: int = -1
     trick: list[tuple[str, str]] = field(default_factory=list)
@@ -174,6 +176,7 @@ class _Table(_Sim):
         self.lead_call: dict[str, str] = {}  # side -> suit to lead when that side next leads
         self.fix: _Fix | None = None
         self.spread = False
+        self.dummy_seen = False  # a card of dummy's was exposed before the opening lead
         self.declarer = self.dummy = ""
         self.trumps: str | None = None
 
@@ -310,6 +313,7 @@ class _Table(_Sim):
             self._maybe_fix()
             seat = nxt
         self._maybe_fix(final=True)
+        self.tricks.append(tuple(self.trick))
         for s, c in self.trick:
             self.obs(s, c, "table", "down", gap=GESTURE_MS)
         self.t += STEP_MS - GESTURE_MS
@@ -357,6 +361,7 @@ class _Table(_Sim):
         for p in self.plans:
             if p.kind == "declarer-exposed" and p.trick < 0:
                 card = self.rng.choice(sorted(self.hands[self.dummy]))
+                self.dummy_seen = True
                 self.obs(self.dummy, card, "table",
                          seen_by=[s for s in SEATS if s != self.dummy])
                 if self.rng.random() < 0.5:
@@ -490,7 +495,8 @@ class _Table(_Sim):
         self.play(wrong, card)
         if trick_no == 0 and self.code in DUMMY_DOWN_ON_ANY_LEAD:
             self.spread_dummy()
-        accept = self.rng.random() < 0.5
+        # 2017 Law 54C: declarer who could have seen a card of dummy's must accept
+        accept = self.rng.random() < 0.5 or (trick_no == 0 and self.dummy_seen and not self.old)
         p.done = True
         self.note(p.kind, f"{wrong} led {card} out of turn ({seat} to lead) at trick "
                   f"{trick_no + 1}, {'accepted' if accept else 'refused'}")
@@ -637,7 +643,7 @@ def irregular_board(seed: int, code: str = "duplicate-2017", table: str = "1",
         sim.at.append(len(sim.events))
         sim.ev({"type": "claim", "seat": sim.declarer})
     return IrregularBoard(seed, code, tuple(sim.events), sim.incidents, tuple(sim.notes),
-                          tuple(sim.truth), tuple(sim.at))
+                          tuple(sim.truth), tuple(sim.at), tuple(sim.tricks))
 
 
 __all__ = ["CODES", "IRREGULARITIES", "IrregularBoard", "irregular_board"]

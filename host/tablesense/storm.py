@@ -54,7 +54,7 @@ EXPECTED: Final[dict[str, frozenset[str]]] = {
 }
 
 
-State = tuple[int, frozenset[tuple[str, str]]]
+State = tuple[int, frozenset[tuple[str, str]], frozenset[tuple[str, str]]]
 
 
 @dataclass(frozen=True)
@@ -104,26 +104,38 @@ def render(lines: Iterable[str]) -> bytes:
                    for st in replay_steps(lines) for r in st.rulings).encode()
 
 
-def _normal(done: int, trick: Iterable[tuple[str, str]]) -> State:
+def _normal(done: int, trick: Iterable[tuple[str, str]],
+            before: frozenset[tuple[str, str]]) -> State:
+    """(tricks done, the trick in progress, the cards of the tricks done); a trick of
+    four counts as done."""
     cards = frozenset(trick)
-    return (done + 1, frozenset()) if len(cards) == 4 else (done, cards)
+    return (done + 1, frozenset(), before | cards) if len(cards) == 4 else (done, cards, before)
 
 
 def _engine_state(eng: Engine) -> State | None:
-    """Tricks completed and the trick in progress as the engine sees them (None when the
-    engine keeps them under other names: no drift detection then)."""
+    """The same, as the engine sees it (None when the engine keeps it under other names:
+    no drift detection then)."""
     b = eng.board
     tricks, trick = getattr(b, "tricks", None), getattr(b, "trick", None)
     if not isinstance(tricks, list) or not isinstance(trick, list):
         return None
-    done = len(tricks) - (1 if len(trick) == 4 else 0)
-    return _normal(done, trick)
+    done = frozenset(p for plays, _ in tricks for p in plays)
+    if len(trick) == 4:
+        return (len(tricks), frozenset(), done)
+    return (len(tricks), frozenset(trick), done)
+
+
+def _table_states(board: IrregularBoard) -> list[State]:
+    before = [frozenset[tuple[str, str]]()]
+    for plays in board.tricks:
+        before.append(before[-1] | frozenset(plays))
+    return [_normal(d, tr, before[min(d, len(before) - 1)]) for d, tr in board.truth]
 
 
 def judge(board: IrregularBoard) -> Verdict:
     """Replay ``board`` and measure it against the bound."""
     lines = board.lines()
-    truth = [_normal(d, tr) for d, tr in board.truth]
+    truth = _table_states(board)
     rulings: list[tuple[int, Ruling]] = []
     reported: list[str] = []
     tricks, phase = 0, "idle"
@@ -194,7 +206,7 @@ def _first_false(board: IrregularBoard, alerts: list[tuple[int, Ruling]],
 def _state_words(state: State | None) -> str:
     if state is None:
         return "?"
-    done, trick = state
+    done, trick, _ = state
     plays = " ".join(f"{s}:{c}" for s, c in sorted(trick))
     return f"{done} tricks done, trick {done + 1}: {plays or 'no card yet'}"
 
