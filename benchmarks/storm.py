@@ -56,19 +56,22 @@ def main() -> int:
     print(file=sys.stderr)
     print(f"{total} boards ({per_code} per code, seeds {args.seed}..{args.seed + per_code - 1})"
           f", bound: penalty + director rulings <= 2 x incidents + 3\n")
-    print("| code | boards | incidents | storms | storm rate | not ended | not repeatable "
-          "| most alerts |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| code | boards | incidents | storms | storm rate | not ended | lost the trick "
+          "| not repeatable | most alerts |")
+    print("|---|---|---|---|---|---|---|---|---|")
     everything = [v for vs in verdicts.values() for v in vs]
     for code in (*codes, "all"):
         vs = everything if code == "all" else verdicts[code]
         storms = sum(v.storm for v in vs)
         unended = sum(not v.ended for v in vs)
         unrepeatable = sum(judge(v.board).output != v.output for v in vs if v.storm)
+        lost = sum(v.drift is not None for v in vs)
         print(f"| {code} | {len(vs)} | {sum(v.board.incidents for v in vs)} | {storms} | "
-              f"{100 * storms / len(vs):.1f}% | {unended} | {unrepeatable} | "
+              f"{100 * storms / len(vs):.1f}% | {unended} | {lost} | {unrepeatable} | "
               f"{max(len(v.alerts) for v in vs)} |")
-    print("\n(not repeatable: checked on the storms, each replayed a second time)")
+    print("\n(lost the trick: the engine's trick left the table's and did not come back "
+          "before the table finished the next trick; not repeatable: checked on the storms, "
+          "each replayed a second time)")
     print("\nStorm rate of the boards with each irregularity (alone or with another):\n")
     print("| irregularity | " + " | ".join(codes) + " |")
     print("|---|" + "---|" * len(codes))
@@ -88,6 +91,11 @@ def main() -> int:
         for v in worst:
             print(f"- {code} seed {v.board.seed}: {len(v.alerts)} / {v.bound}; "
                   f"{'; '.join(v.board.injected)}\n    {v.first_false}")
+    print("\nBoards that lost the trick without a storm (first seeds):")
+    for code in codes:
+        quiet = [v for v in verdicts[code] if v.drift is not None and not v.storm]
+        print(f"- {code}: " + ", ".join(f"{v.board.seed} (after {v.cause})"
+                                        for v in quiet[:args.examples * 2]))
     print("\nStorms by what the engine lost the table after, most common first:")
     for code in codes:
         counts = collections.Counter(pattern(v) for v in verdicts[code] if v.storm)

@@ -71,7 +71,7 @@ WHIST: Final = frozenset(("portland-1904", "american-1907"))
 # Dummy is spread on any opening lead, in turn or not (Portland L62; 1929 inherits it).
 DUMMY_DOWN_ON_ANY_LEAD: Final = frozenset(("portland-1904", "auction-1929"))
 IRREGULARITIES: Final = (
-    "premature-defender", "premature-declarer", "opening-lead-out-of-turn",
+    "premature-defender", "premature-declarer", "early-lead", "opening-lead-out-of-turn",
     "lead-out-of-turn", "together", "revoke-corrected", "revoke", "drop", "show",
     "penalty-not-played", "declarer-exposed",
 )
@@ -206,7 +206,7 @@ class _Table(_Sim):
         leader = lho(self.declarer)
         claim_at = self.rng.randrange(9, 13) if self.rng.random() < 0.1 else 99
         for trick_no in range(13):
-            if trick_no == claim_at and all(p.done for p in self.plans):
+            if trick_no == claim_at and all(p.done for p in self.plans) and not self.waiting:
                 self.ev({"type": "claim", "seat": self.declarer})
                 return
             leader = self._trick(trick_no, leader)
@@ -419,6 +419,9 @@ class _Table(_Sim):
         led = suit(self.trick[0][1]) if self.trick else None
         legal = self.legal(seat, led)
         others = [c for c in legal if c != card and c in self.hands[seat]]
+        if not self.old and card not in self.major:
+            # 2017 Law 50C: a minor penalty card binds only against a lower card of its suit
+            others = [c for c in others if suit(c) == suit(card) and not is_honour(c)]
         if who != seat or card not in legal or not others:
             return None
         if self.old:
@@ -476,6 +479,33 @@ class _Table(_Sim):
     def _premature_declarer(self, p: _Plan, trick_no: int, seat: str) -> str | None:
         self._premature(p, trick_no, seat, "declarer")
         return None
+
+    def _early_lead(self, p: _Plan, trick_no: int, seat: str) -> str | None:
+        """A defender winning the trick leads to the next one before his partner, the
+        fourth hand, has played (declarer has played from both hands: 2017 Law 57C1); the
+        card lies in his trick zone beside the one he played, and leads the next trick."""
+        if len(self.trick) != 3 or not self.defender(seat) or trick_no == 12:
+            return None
+        early = partner(seat)
+        if trick_winner(self.trick, self.trumps) != early or len(self.holding(early)) < 2:
+            return None
+        led = suit(self.trick[0][1])
+        low = [c for c in self.legal(seat, led)
+               if trick_winner([*self.trick, (seat, c)], self.trumps) == early]
+        if not low or any(c in self.legal(seat, led) and c not in low
+                          for c in self.owed[seat]):
+            return None
+        self._before_lead_by(early)
+        card = self.choose(early, None)
+        self.play(early, card)
+        self.waiting[early] = card
+        last = self.rng.choice(low)
+        self.play(seat, last)
+        self.trick.append((seat, last))
+        self.note(p.kind, f"{early} led {card} to trick {trick_no + 2} before {seat} played "
+                  f"to trick {trick_no + 1}")
+        p.done = True
+        return lho(seat)
 
     def _opening_lead_out_of_turn(self, p: _Plan, trick_no: int, seat: str) -> str | None:
         if trick_no != 0 or self.trick:
@@ -619,7 +649,8 @@ def _plans(rng: random.Random, kinds: Sequence[str] | None) -> list[_Plan]:
         elif k == "declarer-exposed" and rng.random() < 0.3:
             trick = -1
         else:
-            trick = rng.randrange(1 if k == "lead-out-of-turn" else 0, 11)
+            last = 6 if k == "early-lead" else 11  # a rarer moment: more tricks to find it
+            trick = rng.randrange(1 if k == "lead-out-of-turn" else 0, last)
         plans.append(_Plan(k, trick))
     return plans
 

@@ -34,6 +34,8 @@ EXPECTED: Final[dict[str, frozenset[str]]] = {
     "premature-defender": frozenset(("premature-play", "major-penalty-card",
                                      "minor-penalty-card", "exposed-card")),
     "premature-declarer": frozenset(("premature-play",)),
+    "early-lead": frozenset(("premature-play", "major-penalty-card", "minor-penalty-card",
+                             "exposed-card", "lead-out-of-turn")),
     "opening-lead-out-of-turn": frozenset(("lead-out-of-turn", "major-penalty-card",
                                            "minor-penalty-card", "exposed-card")),
     "lead-out-of-turn": frozenset(("lead-out-of-turn", "major-penalty-card",
