@@ -4,8 +4,12 @@ Two sources, both cheap at scan time: a deck file provisioned per deck
 (``04A1B2C3D4E5F6 SA`` a line, ``#`` comments; ``,`` also separates), and the
 code written into the tag itself: user memory page 4 holds ``b"TS"`` and the
 two-character card code (NTAG READ, 16 bytes from page 4). A UID learned from
-tag memory is cached, so each tag is READ once per boot.
+tag memory is cached, so each tag is READ once while it is remembered: at most
+``MAX_LEARNED`` UIDs, the oldest forgotten first (a session of many decks
+would otherwise fill the RAM; a forgotten tag is just READ again).
 """
+
+MAX_LEARNED = 128
 
 SUITS = "SHDC"
 RANKS = "AKQJT98765432"
@@ -42,10 +46,12 @@ def encode_pages(card):
 
 
 class CardMap:
-    def __init__(self, uids=None, learn=True):
+    def __init__(self, uids=None, learn=True, max_learned=MAX_LEARNED):
         self._m = dict(uids) if uids else {}
         self.learn_from_tags = learn
         self.unknown = 0  # tags seen that map to no card
+        self._learned = [None] * max(1, max_learned)  # ring of UIDs learned from tags
+        self._li = 0
 
     def load_lines(self, lines):
         """Read a deck file's lines; raises ValueError naming the bad line."""
@@ -84,5 +90,10 @@ class CardMap:
             if c is None:
                 self.unknown += 1
                 return None
+            old = self._learned[self._li]
+            if old is not None:
+                self._m.pop(old, None)
+            self._learned[self._li] = uid
+            self._li = (self._li + 1) % len(self._learned)
             self._m[uid] = c
         return c

@@ -1,9 +1,11 @@
 """Board entry point (Raspberry Pi Pico, MicroPython): wire the hardware, run the reader.
 
-Pinout (hardware/README.md): SPI0 SCK GP18, MOSI GP19, MISO GP16 at 10 MHz;
-MFRC522 chip-selects GP17 (hand), GP20 (table), GP21 (trick); shared RST
-GP22; IR distance sensor on ADC0 (GP26). Frames go out over USB CDC
-(stdout) and host frames come in on stdin, so the REPL's Ctrl-C is turned off.
+Bench build (hardware/README.md, section 10): SPI0 SCK GP18, MOSI GP19, MISO GP16
+at 10 MHz; MFRC522 chip-selects GP17 (trick), GP20 (table), GP21 (floor); shared
+RST GP22, pulsed at boot (mfrc522.hard_reset); the table's sync line on GP12
+(North drives it, the others listen). Frames go out over USB CDC (stdout) when
+it can take them, and host frames come in on stdin, so the REPL's Ctrl-C is
+turned off (MAINT stop gives the REPL back).
 
 ``seat.txt`` (one letter) and ``deck.txt`` (UID CARD lines) on the flash are
 optional: the host's CONFIG sets the seat, and tags carry their card code.
@@ -11,23 +13,29 @@ optional: the host's CONFIG sets the seat, and tags carry their card code.
 makes the reader sign its frames (hardware/protocol.md section 2a).
 ``noise.txt`` (``hold_ms``, ``gone_ms``, ``min_conf`` lines) overrides the
 debouncer's noise defaults (debounce.py, ``tune``); a line it cannot apply
-is skipped, the default kept.
+is skipped, the default kept. ``antennas.txt`` lists the zones fitted, one a
+line in chip-select order (default ``trick``, ``table``, ``floor``); the HELLO
+claims exactly those.
 """
 
 import asyncio
+import select
 import sys
 
 import debounce
 import machine
 import micropython
 from cards import CardMap
-from level import AdcLevel
-from machine import ADC, SPI, WDT, Pin
-from mfrc522 import MFRC522SPI
+from machine import SPI, WDT, Pin, Timer
+from mfrc522 import MFRC522SPI, hard_reset
 from reader import Reader
 from zones import RfidScanner
 
-ANTENNAS = (("hand", 17), ("table", 20), ("trick", 21))
+CHIP_SELECTS = (17, 20, 21)
+ZONES = ("trick", "table", "floor")
+SLOTS = 4  # the seats of a table take turns (hardware/README.md, section 4)
+SLOT_MS = 40
+SYNC_PIN = 12
 
 
 def read_file(name, default):
@@ -40,25 +48,49 @@ def read_file(name, default):
 
 def build():
     debounce.tune(read_file("noise.txt", ""))  # before the Reader makes its Debouncer
-    rst = Pin(22, Pin.OUT, value=1)  # noqa: F841  (held high: chips out of hard power-down)
     spi = SPI(0, baudrate=10_000_000, polarity=0, phase=0, sck=Pin(18), mosi=Pin(19), miso=Pin(16))
-    antennas = [(zone, MFRC522SPI(spi, Pin(cs, Pin.OUT, value=1))) for zone, cs in ANTENNAS]
+    zones = read_file("antennas.txt", "\n".join(ZONES)).split()
+    chips = [MFRC522SPI(spi, Pin(cs, Pin.OUT, value=1)) for cs in CHIP_SELECTS[: len(zones)]]
+    hard_reset(Pin(22, Pin.OUT, value=1), chips)  # late chips fail init: FAULT 3
     cards = CardMap()
     if read_file("deck.txt", ""):
         cards.load("deck.txt")  # else card codes come from tag memory
-    scanner = RfidScanner(antennas, cards, AdcLevel(ADC(26)), settle_ms=5)
+    scanner = RfidScanner(list(zip(zones, chips, strict=False)), cards, settle_ms=5)
     serial = "TS-" + "".join(f"{b:02X}" for b in machine.unique_id())
     key = read_file("key.txt", "")
-    return Reader(
-        scanner, sys.stdout.buffer, sys.stdin.buffer, seat=read_file("seat.txt", "N"),
+    out = sys.stdout.buffer
+    poll = select.poll()
+    poll.register(out, select.POLLOUT)
+
+    def maint(action):
+        if action == "bootloader":
+            machine.bootloader()
+        machine.reset()
+
+    reader = Reader(
+        scanner, out, sys.stdin.buffer, seat=read_file("seat.txt", "N"),
         scan_ms=50, debounce_ms=100, serial=serial[:32], wdt=WDT(timeout=2000),
-        key=bytes.fromhex(key) if key else None,
+        key=bytes.fromhex(key) if key else None, slots=SLOTS, slot_ms=SLOT_MS,
+        writable=lambda: bool(poll.poll(0)), on_maint=maint,
     )
+    sync = Pin(SYNC_PIN, Pin.IN, Pin.PULL_UP)
+    sync.irq(lambda p: reader.slots.edge(), Pin.IRQ_FALLING)
+    if reader.seat == "N":  # North drives the table's cycle: 1 ms low at each start
+        drive = Pin(SYNC_PIN, Pin.OPEN_DRAIN, value=1)
+
+        def pulse(_t):
+            drive.value(0)
+            reader.slots.edge()
+            drive.value(1)
+
+        Timer(-1, period=reader.slots.cycle_ms, mode=Timer.PERIODIC, callback=pulse)
+    return reader
 
 
 def main():
     micropython.kbd_intr(-1)  # binary frames on stdin: 0x03 is data, not Ctrl-C
     asyncio.run(build().run())
+    micropython.kbd_intr(3)  # MAINT stop: the REPL is back, for mpremote
 
 
 main()

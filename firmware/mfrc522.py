@@ -11,7 +11,16 @@ REQA for the next ones (halted tags stay quiet), each tag found is selected
 through cascade levels 1 and 2, optionally read (NTAG READ, 16 bytes from a
 page), and halted (HLTA) so that the next round finds the next tag. CRC_A is
 computed in software: the same code checks frames on the PC and on the board.
+
+Waiting for an exchange is bounded by time, not by a count of register polls:
+the chip's own timer (1 ms, TAuto from the end of the command) ends a wait no
+tag answers; should the chip never raise an interrupt at all, the driver gives
+up after the timer's period plus ``_GRACE_US`` and the chip counts as dead.
+The clock is handed in (``clock_us``), so the simulator's virtual clock runs
+the same path. The SPI transport's buffers are allocated once.
 """
+
+from ticks import sleep_us, ticks_diff, ticks_us
 
 try:
     from micropython import const
@@ -54,8 +63,13 @@ NOTAG = const(1)
 ERR = const(2)
 COLL = const(3)
 
-KNOWN_VERSIONS = (0x88, 0x91, 0x92, 0xB2)
-_POLLS = const(200)  # register polls before the chip counts as not answering
+# VersionReg: 0x91/0x92 NXP MFRC522 v1/v2 (datasheet 9.3.4.8), 0x88 FM17522, 0xB2 FM17550;
+# 0x12 is the clone found on many RC522 modules: it works, and is reported (CLONE_VERSIONS)
+KNOWN_VERSIONS = (0x88, 0x91, 0x92, 0xB2, 0x12)
+CLONE_VERSIONS = (0x12,)
+_GRACE_US = const(4000)  # past the timer's period: a chip that never interrupts is dead
+_RESET_WAIT_US = const(5000)  # oscillator start-up + 37.74 us reset phase, generously
+_POLL_US = const(100)  # between ComIrqReg polls: an answer takes 0.3-2 ms of air time
 
 
 class MFRC522Error(Exception):
@@ -78,12 +92,34 @@ def crc_a(data, n=-1):
     return bytes((crc & 0xFF, crc >> 8))
 
 
+def hard_reset(rst, chips, sleep=sleep_us, clock_us=ticks_us):
+    """Pulse the shared NRSTPD line and wait for every chip to leave power-down.
+
+    Datasheet 8.8.1: NRSTPD low for at least 100 ns resets the chip; after the
+    rising edge the oscillator starts and the reset phase takes 37.74 us. We
+    hold it low 10 us, then poll each chip's CommandReg PowerDown bit (bit 4)
+    until it clears, up to ``_RESET_WAIT_US``. Returns the chips still not up.
+    """
+    rst.value(0)
+    sleep(10)
+    rst.value(1)
+    sleep(40)
+    t0 = clock_us()
+    late = list(chips)
+    while late and ticks_diff(clock_us(), t0) < _RESET_WAIT_US:
+        late = [c for c in late if c._rd(_COMMAND) & 0x10]
+    return late
+
+
 class MFRC522:
     """Chip logic; subclasses provide register transport."""
 
-    def __init__(self, timeout_ms=1):
+    def __init__(self, timeout_ms=1, clock_us=ticks_us, sleep=sleep_us):
         self.timeout_ms = timeout_ms
+        self.clock_us = clock_us
+        self.sleep_us = sleep
         self.errors = 0  # frames lost to CRC/protocol/BCC errors since boot
+        self.clone = False  # version 0x12: a clone chip (works; reported once)
 
     # transport, provided by a subclass
     def _rd(self, reg):
@@ -105,12 +141,14 @@ class MFRC522:
     def init(self):
         """Soft reset and configure; raises MFRC522Error when the chip is absent."""
         self._wr(_COMMAND, _SOFTRESET)
-        for _ in range(_POLLS):
-            if not self._rd(_COMMAND) & 0x10:  # PowerDown bit clears after reset
+        t0 = self.clock_us()
+        while self._rd(_COMMAND) & 0x10:  # PowerDown bit clears after the reset phase
+            if ticks_diff(self.clock_us(), t0) > _RESET_WAIT_US:
                 break
         v = self.version()
         if v not in KNOWN_VERSIONS:
             raise MFRC522Error(f"version register {v:#04x}")
+        self.clone = v in CLONE_VERSIONS
         # timer: 13.56 MHz / (2*169+1) = 40 kHz, 25 us a tick; TAuto starts it on send
         ticks = self.timeout_ms * 40
         self._wr(_TMODE, 0x80)
@@ -142,14 +180,17 @@ class MFRC522:
         self._wr(_BITFRAMING, framing)
         self._wr(_COMMAND, _TRANSCEIVE)
         self._wr(_BITFRAMING, 0x80 | framing)
-        for _ in range(_POLLS):
+        t0 = self.clock_us()
+        limit = self.timeout_ms * 1000 + _GRACE_US
+        while True:
             irq = self._rd(_COMIRQ)
             if irq & 0x30:  # RxIRq | IdleIRq
                 break
             if irq & 0x01:  # TimerIRq: nobody answered
                 return NOTAG, b"", 0
-        else:
-            raise MFRC522Error("transceive never finished")
+            if ticks_diff(self.clock_us(), t0) > limit:
+                raise MFRC522Error("transceive never finished")
+            self.sleep_us(_POLL_US)
         self._wr(_BITFRAMING, framing)
         err = self._rd(_ERROR)
         n = self._rd(_FIFOLEVEL) & 0x7F
@@ -299,12 +340,16 @@ class MFRC522:
 class MFRC522SPI(MFRC522):
     """SPI transport: address byte ``0 a5..a0 0`` (bit 7 set to read), mode 0, <= 10 MHz."""
 
-    def __init__(self, spi, cs, timeout_ms=1):
-        super().__init__(timeout_ms)
+    def __init__(self, spi, cs, timeout_ms=1, clock_us=ticks_us, sleep=sleep_us):
+        super().__init__(timeout_ms, clock_us, sleep)
         self._spi = spi
         self._cs = cs
         self._b2 = bytearray(2)
         self._r2 = bytearray(2)
+        self._tx = bytearray(65)  # FIFO transfers: address byte + up to 64 bytes
+        self._rx = bytearray(65)
+        self._txv = memoryview(self._tx)
+        self._rxv = memoryview(self._rx)
         cs.value(1)
 
     def _wr(self, reg, val):
@@ -325,20 +370,23 @@ class MFRC522SPI(MFRC522):
         return self._r2[1]
 
     def _rd_fifo(self, n):
+        n = min(n, 64)
         a = ((_FIFODATA << 1) & 0x7E) | 0x80
-        tx = bytearray(n + 1)
+        tx = self._tx
         for i in range(n):
             tx[i] = a
-        rx = bytearray(n + 1)
+        tx[n] = 0
         self._cs.value(0)
-        self._spi.write_readinto(tx, rx)
+        self._spi.write_readinto(self._txv[: n + 1], self._rxv[: n + 1])
         self._cs.value(1)
-        return bytes(rx[1:])
+        return bytes(self._rxv[1 : n + 1])
 
     def _wr_fifo(self, data):
-        tx = bytearray(1)
+        n = min(len(data), 64)
+        tx = self._tx
         tx[0] = (_FIFODATA << 1) & 0x7E
-        tx.extend(data)
+        for i in range(n):
+            tx[i + 1] = data[i]
         self._cs.value(0)
-        self._spi.write(tx)
+        self._spi.write(self._txv[: n + 1])
         self._cs.value(1)

@@ -22,6 +22,20 @@ Signing (protocol.md section 2a): given ``key`` (bytes, from the board's
 only signed host frames are taken, and the stamp of each CONFIG is adopted
 (the host's clock), so stamps stay fresh across reboots without a clock here.
 A resent frame keeps its seq but gets a new stamp.
+
+Scanning: a scanner with antennas (``antenna_count``) is read one antenna at a
+time, each field switched on, settled and read inside this seat's time slot
+(slots.py); ``scan()`` then gives the cycle's cards to the debouncer.
+
+A stalled host: frames are written only when the output stream can take them
+(``writable``, a POLLOUT poll on the board); one that cannot go stays in the
+ring for RESEND and is counted in ``unsent``, and the loop goes on scanning and
+feeding the watchdog. A host that stops reading never blocks the board, so the
+watchdog never reboots it in a loop.
+
+Maintenance (protocol.md, MAINT): ``stop`` ends the loop (the REPL comes back,
+for mpremote), ``bootloader`` and ``reset`` call ``on_maint`` (main.py: the
+RP2040's USB bootloader, machine.reset), each after an ACK.
 """
 
 import asyncio
@@ -29,9 +43,13 @@ import select
 
 import codec
 from debounce import Debouncer
+from slots import Slots
 from ticks import ticks_diff, ticks_ms
 
-FIRMWARE = "0.2.0"  # 0.2.0: every frame but HELLO kept for RESEND; noise.txt
+# 0.2.0: every frame but HELLO kept for RESEND; noise.txt
+# 0.3.0: HELLO claims the zones it senses (no face, no hand); one field at a time in the
+#        table's time slots; MAINT; clone chips (FAULT 9); a stalled host never blocks
+FIRMWARE = "0.3.0"
 HEARTBEAT_MS = 1000
 
 
@@ -39,6 +57,7 @@ class Reader:
     def __init__(
         self, scanner, out, inp=None, seat="N", reader_id=None, scan_ms=50, debounce_ms=60,
         serial="TS-0", ring=64, wdt=None, clock=ticks_ms, autostart=False, key=None,
+        slots=1, slot_ms=40, writable=None, on_maint=None,
     ):
         self.scanner = scanner
         self.out = out
@@ -64,6 +83,11 @@ class Reader:
         self.key = codec.SigningKey(key) if key else None
         self.stamp = 0  # signature stamp of the last signed frame sent
         self.decoder = codec.Decoder(self.key, True, "host")
+        self.slots = Slots(clock, slots, slot_ms, codec.SEATS.index(seat))
+        self.writable = writable  # () -> True when the output can take a frame now
+        self.unsent = 0  # frames the output could not take (kept for RESEND)
+        self.on_maint = on_maint  # action -> None (bootloader, reset)
+        self.running = True
 
     # -- frames out ----------------------------------------------------------
     def now(self):
@@ -84,6 +108,9 @@ class Reader:
         return frame
 
     def _write(self, frame):
+        if self.writable is not None and not self.writable():
+            self.unsent += 1  # kept in the ring: the host asks for it again
+            return
         self.out.write(frame)
         flush = getattr(self.out, "flush", None)
         if flush is not None:
@@ -98,7 +125,7 @@ class Reader:
     def heartbeat(self):
         return self.send(codec.HEARTBEAT, {
             "uptime": self.now(), "reads": self.scanner.reads & 0xFFFFFFFF,
-            "errors": (self.scanner.errors + self.rx_errors) & 0xFFFFFFFF,
+            "errors": (self.scanner.errors + self.rx_errors + self.slots.lost) & 0xFFFFFFFF,
             "dropped": self.dropped & 0xFFFFFFFF,
         })
 
@@ -139,6 +166,7 @@ class Reader:
                 self.stamp = frame.stamp  # the host's clock: fresher than ours after a reboot
             f = frame.fields
             self.seat = f["seat"]
+            self.slots.slot = codec.SEATS.index(self.seat) % self.slots.slots
             self.scan_ms = f["scan_ms"]
             self.set_debounce(f.get("debounce_ms", 0))
             self.send(codec.ACK, {"ack_seq": frame.seq})
@@ -147,6 +175,13 @@ class Reader:
             self.acked = frame.fields["ack_seq"]
         elif frame.mtype == codec.RESEND:
             self.resend(frame.fields["from_seq"])
+        elif frame.mtype == codec.MAINT:
+            self.send(codec.ACK, {"ack_seq": frame.seq})
+            action = frame.fields["action"]
+            if action == "stop":
+                self.running = False
+            elif self.on_maint is not None:
+                self.on_maint(action)
 
     def feed(self, data):
         for item in self.decoder.feed(data):
@@ -173,16 +208,52 @@ class Reader:
         if self.wdt is not None:
             self.wdt.feed()
 
+    def scan_sync(self, sleep=None):
+        """One whole scan without asyncio (virtual-time runs, benchmarks): every antenna
+        in turn, ``sleep(ms)`` for each settle time (None: not waited)."""
+        sc = self.scanner
+        n = getattr(sc, "antenna_count", 0)
+        if not n:
+            sc.begin()
+        for i in range(n):
+            settle = sc.begin(i)
+            if settle < 0:
+                continue
+            if settle and sleep is not None:
+                sleep(settle)
+            sc.read(i)
+        self.finish_scan()
+
+    async def _read_antennas(self):
+        sc = self.scanner
+        for i in range(sc.antenna_count):
+            while True:  # into this seat's slot, with room for the whole exchange
+                wait = self.slots.wait_ms(sc.estimate_ms(i))
+                if wait <= 0:
+                    break
+                if self.wdt is not None:
+                    self.wdt.feed()
+                await asyncio.sleep_ms(wait)
+            settle = sc.begin(i)
+            if settle < 0:
+                continue
+            if settle:
+                await asyncio.sleep_ms(settle)
+            sc.read(i)
+
     async def scan_loop(self):
-        while not self.configured:
+        while not self.configured and self.running:
             if self.wdt is not None:
                 self.wdt.feed()
             await asyncio.sleep_ms(20)
-        while True:
+        while self.running:
             start = self.clock()
-            settle = self.scanner.begin()
-            if settle:
-                await asyncio.sleep_ms(settle)
+            if getattr(self.scanner, "antenna_count", 0):
+                await self._read_antennas()
+            else:
+                settle = self.scanner.begin()
+                if settle:
+                    await asyncio.sleep_ms(settle)
             self.finish_scan()
             left = self.scan_ms - ticks_diff(self.clock(), start)
             await asyncio.sleep_ms(left if left > 0 else 0)
@@ -221,6 +292,8 @@ class Reader:
         if self.inp is not None:
             self.tasks.append(asyncio.create_task(self.rx_loop()))
         await self.scan_loop()
+        for t in self.tasks:
+            t.cancel()
 
 
 def observation(seat, card, obs, t):

@@ -1,4 +1,4 @@
-"""On-axis magnetic field of the seat's rectangular loop antennas, and the height a tag is powered at.
+"""On-axis field of the seat's rectangular loop antennas, and the height a tag is powered at.
 
     python3 hardware/field.py
 
@@ -25,7 +25,8 @@ HMIN = {"iso14443": 1.5, "iso15693": 0.15}  # A/m, the standards' minimum operat
 def h_axis(a: float, b: float, current: float, turns: int, z: float) -> float:
     """Field strength in A/m at height ``z`` (m) over the middle of an ``a`` x ``b`` (m) loop."""
     r = sqrt(a * a / 4 + b * b / 4 + z * z)
-    return turns * current * a * b / (4 * pi * r) * (1 / (a * a / 4 + z * z) + 1 / (b * b / 4 + z * z))
+    k = turns * current * a * b / (4 * pi * r)
+    return k * (1 / (a * a / 4 + z * z) + 1 / (b * b / 4 + z * z))
 
 
 def reach(a: float, b: float, current: float, turns: int, hmin: float) -> float:

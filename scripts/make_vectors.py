@@ -53,6 +53,19 @@ GOOD: list[tuple[str, int, int, int, int, dict[str, Any]]] = [
         },
     ),
     (
+        "hello-rfid-zones-it-senses",
+        c.HELLO,
+        1,
+        0,
+        0,
+        {
+            "kind": "rfid",
+            "firmware": "0.3.0",
+            "serial": "TS-S-0002",
+            "capabilities": ["level", "floor", "resend", "table", "trick"],
+        },
+    ),
+    (
         "hello-camera-unknown-capability-bit",
         c.HELLO,
         7,
@@ -78,6 +91,8 @@ GOOD: list[tuple[str, int, int, int, int, dict[str, Any]]] = [
             "capabilities": ["calls"],
         },
     ),
+    ("maint-stop", c.MAINT, 3, 9, 0, {"action": "stop"}),
+    ("maint-bootloader", c.MAINT, 3, 10, 0, {"action": "bootloader"}),
     (
         "heartbeat",
         c.HEARTBEAT,

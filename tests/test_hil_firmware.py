@@ -185,7 +185,8 @@ def test_a_reopened_port_shows_a_gap_never_a_reordering(reader: SimReader) -> No
         host.pump(lambda fs: any(f.seq in missing for f in fs), 3.0)
         resent = [f for f in host.frames if f.seq in missing]
         assert [f.seq for f in resent] == sorted(f.seq for f in resent)
-        assert {f.mtype for f in resent} <= {codec.OBSERVE, codec.FAULT}
+        # every kept frame but HELLO comes back (protocol.md section 5), heartbeats too
+        assert {f.mtype for f in resent} <= {codec.OBSERVE, codec.FAULT, codec.HEARTBEAT}
         # by seq, once each, the observations are the scenario's, in order
         host.pump(lambda fs: len({f.seq: f for f in fs if f.mtype == codec.OBSERVE})
                   >= len(want), 5.0)
@@ -231,7 +232,7 @@ def test_config_changes_seat_and_period(tmp_path: Path) -> None:
     run instead of with wall-clock bounds."""
     scen = tmp_path / "s.jsonl"
     scen.write_text(
-        '{"t": 0, "card": "SA", "zone": "hand", "face": "down"}\n'
+        '{"t": 0, "card": "SA", "zone": "table", "face": "down"}\n'
         '{"t": 2600, "card": "SA", "zone": "trick", "face": "up"}\n'
     )
     r = start_reader("N", scen, scan_ms=20, debounce_ms=40)
@@ -287,3 +288,42 @@ def test_camera_reader_reports_face_seen_by_conf(tmp_path: Path) -> None:
         host.close()
     finally:
         r.stop()
+
+
+def test_maint_stop_ends_the_reader_loop_over_the_wire() -> None:
+    """``tablesense maint PORT stop``: the reader ACKs and its loop ends (on a board the
+    REPL comes back for mpremote; the sim's VM exits)."""
+    import subprocess
+    import sys
+
+    r = start_reader("N", SCENARIO)
+    try:
+        done = subprocess.run([sys.executable, "-m", "tablesense.cli", "maint", r.port, "stop"],
+                              capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        assert "reader 1: stop acknowledged" in done.stdout
+        assert r.process.wait(10) == 0
+    finally:
+        r.stop()
+
+
+def test_hello_claims_what_the_rfid_reader_senses_and_it_reports_no_more(
+        reader: SimReader) -> None:
+    """The real firmware in the VM: every OBSERVE stays inside the HELLO's capabilities."""
+    host = Host(reader)
+    want = expected_observations(SCENARIO, "N")
+    try:
+        host.handshake()
+        host.pump(lambda fs: len(observed(fs)) >= len(want), 8.0)
+        caps = set(host.frames[0].fields["capabilities"])
+        assert not caps & {"face", "hand", "detached", "seen_by", "conf"}, caps
+        zones = caps & set(codec.ZONE_CAPABILITIES)
+        assert zones == {"table", "trick", "floor"}
+        for o in observed(host.frames):
+            assert o["zone"] in zones | {"gone"}, o
+            assert o["face"] == "unknown", o
+            want_levels = ("unknown",) if o["zone"] == "gone" else ("at", "below")
+            assert o["level"] in want_levels, o
+            assert "seen_by" not in o and "conf" not in o, o
+    finally:
+        host.close()

@@ -94,8 +94,12 @@ def test_a_journal_starts_four_readers_and_prints_the_commands_when_due() -> Non
         assert sorted(ports) == ["E", "N", "S", "W"] and len(set(ports.values())) == 4
         kids = vm_children(p.pid)
         assert len(kids) == 4
-        out, err = p.communicate(timeout=10)
-        assert p.returncode == 0, err
+        # read on through the same buffered stream: communicate() reads the pipe's file
+        # descriptor and would lose lines readline() already buffered with the last port
+        assert p.stdout is not None and p.stderr is not None
+        out = p.stdout.read()
+        err = p.stderr.read()
+        assert p.wait(10) == 0, err
         cmds = [json.loads(x) for x in out.splitlines()]
         # board at 200 ms, dealt 500 ms later, calls from ~1.2 s: those due within 3 s
         assert [c["type"] for c in cmds[:2]] == ["board", "dealt"]

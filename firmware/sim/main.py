@@ -3,6 +3,7 @@
     micropython firmware/sim/main.py --seat N --scenario s.jsonl [--kind rfid|camera]
         [--scan-ms 20] [--debounce-ms 40] [--reader-id 1] [--serial SIM-N] [--stats]
         [--noise profile.json --noise-seed 1] [--epoch-ms MS]
+        [--antennas trick,table,floor] [--slots 1 --slot-ms 40] [--chip-version 0x92]
 
 ``--noise``: a JSON object of poll-level noise rates (the host's
 ``tablesense.noise.Profile.poll_level()``; sim/noise.py) applied under the
@@ -19,6 +20,12 @@ Frames go to stdout and host frames are read from stdin: the launcher
 (host/tablesense/sim/firmware.py) makes both the master side of a pty, whose
 slave the host opens as a serial port. ``sys.path`` must hold firmware/ and
 the directory of the shared codec.py.
+
+``--antennas``: the zones of the seat's antennas (sim/rc522.py chips on one
+SimSPI, sharing one virtual clock and one Air); ``--slots``/``--slot-ms``: the
+table's time slots (slots.py), on the shared epoch clock when ``--epoch-ms``
+is given; ``--chip-version``: what the chips' version register reads (0x12: a
+clone).
 """
 
 import asyncio
@@ -28,23 +35,37 @@ import time
 
 from camera import CameraScanner
 from cards import CardMap
-from level import AdcLevel
 from mfrc522 import MFRC522SPI
 from reader import Reader
 from zones import RfidScanner
 
 from sim.bus import SimSPI
+from sim.clock import Air, SimClock
 from sim.noise import Noise, NoisyOut
 from sim.rc522 import SimMFRC522
-from sim.world import WDT, SimADC, SimCamera, World, load, load_others
+from sim.world import WDT, SimCamera, World, load, load_others
 
-ZONES = ("hand", "table", "trick")
+ZONES = ("trick", "table", "floor")
+
+
+def rfid_hardware(zones, rng=None, version=0x92):
+    """A seat's simulated RFID hardware: chips on one bus, one clock, one air."""
+    clock = SimClock()
+    air = Air()
+    spi = SimSPI()
+    chips = {z: SimMFRC522(z, clock, air, rng, version) for z in zones}
+    antennas = [(z, MFRC522SPI(spi, spi.attach(chips[z]), clock_us=clock.ticks_us,
+                            sleep=clock.sleep_us))
+                for z in zones]
+    return chips, antennas, clock, air
 
 
 def args(argv):
     opts = {"--seat": "N", "--scenario": "", "--kind": "rfid", "--scan-ms": "20",
             "--debounce-ms": "40", "--reader-id": "", "--serial": "", "--settle-ms": "0",
-            "--autostart": "0", "--noise": "", "--noise-seed": "1", "--epoch-ms": ""}
+            "--autostart": "0", "--noise": "", "--noise-seed": "1", "--epoch-ms": "",
+            "--antennas": ",".join(ZONES), "--slots": "1", "--slot-ms": "40",
+            "--chip-version": "0x92"}
     i = 1
     while i < len(argv):
         if argv[i] == "--stats":
@@ -61,8 +82,8 @@ def args(argv):
 def build(opts):
     seat = opts["--seat"]
     events = load(opts["--scenario"], seat) if opts["--scenario"] else []
-    spi = SimSPI()
-    chips = {z: SimMFRC522(z) for z in ZONES}
+    zones = tuple(z for z in opts["--antennas"].split(",") if z)
+    chips, antennas, _, _ = rfid_hardware(zones, None, int(opts["--chip-version"], 16))
     noise = None
     others = []
     if opts.get("--noise"):
@@ -74,9 +95,7 @@ def build(opts):
     if opts["--kind"] == "camera":
         scanner = CameraScanner(SimCamera(world))
     else:
-        antennas = [(z, MFRC522SPI(spi, spi.attach(chips[z]))) for z in ZONES]
-        scanner = RfidScanner(antennas, CardMap(), AdcLevel(SimADC(world)),
-                              settle_ms=int(opts["--settle-ms"]))
+        scanner = RfidScanner(antennas, CardMap(), settle_ms=int(opts["--settle-ms"]))
     rid = int(opts["--reader-id"]) if opts["--reader-id"] else None
     out = sys.stdout.buffer
     if world.noise is not None and (world.noise.jitter_ms or world.noise.reorder):
@@ -86,11 +105,13 @@ def build(opts):
         scan_ms=int(opts["--scan-ms"]), debounce_ms=int(opts["--debounce-ms"]),
         serial=opts["--serial"] or "SIM-" + seat, wdt=WDT(2000),
         autostart=opts["--autostart"] == "1",
+        slots=int(opts["--slots"]), slot_ms=int(opts["--slot-ms"]),
     )
     world.clock = reader.now
     if opts.get("--epoch-ms"):
         shift = time.time_ns() // 1000000 - int(opts["--epoch-ms"]) - reader.now()
         world.clock = lambda: reader.now() + shift
+        reader.slots.clock = world.clock  # the table's slots on the shared epoch
     world.polls = lambda: reader.scans
     if isinstance(out, NoisyOut):
         out.clock = reader.now
@@ -144,15 +165,8 @@ def step(world, reader, moved):
             if m is not None and reader.scans - m[0] < m[1]:
                 return True
             moved[card] = (reader.scans, hold_scans(reader, world.cards.get(card), e))
-        below = world.below()
         world.apply(e)
         world.next += 1
-        if world.below() != below:
-            # the level sensor moved every card on the hand antenna (hand <-> floor):
-            # their next moves wait for those reports too
-            for c, ce in world.cards.items():
-                if ce.get("zone") in ("hand", "floor") and c != card:
-                    moved[c] = (reader.scans, hold_scans(reader, ce, ce))
     return False
 
 

@@ -14,19 +14,64 @@ signal plus the receiver gain (RFCfgReg RxGain, reset 33 dB) reaches
 answer just is not heard (nor does it collide). With a ``hook`` (the
 world's noise), the tags in the field are asked afresh each time the field
 goes on: one poll.
+
+Time (sim/clock.py): the chip runs on a virtual clock. A Transceive takes its
+air time: the command, the frame delay and the answer; its result (FIFO,
+RxIRq/IdleIRq) appears only when the clock has passed its end, read by the
+driver's polls, which advance the clock too. When no tag answers, the timer
+started at the end of the command (TModeReg TAuto) fires after
+(TReload + 1) x (2 x TPrescaler + 1) / 13.56 MHz and raises TimerIRq; with
+TAuto off nothing ever ends the wait (the driver's own bound must).
+
+Distance and stacks: each tag lies ``height_mm`` above the antenna and
+overlaps ``stack`` inlays (1 = alone). At each field on, a tag answers this
+poll with probability 1 up to 80 % of ``reach_mm``, falling linearly to 0 at
+the reach, divided by (stack - 1) for 3 or more overlapping inlays (detuned;
+an assumption until measurement M4 of hardware/README.md). ``rng`` draws it.
+
+Two fields: while another chip of the same ``Air`` has its field on, a
+command is not decoded by any tag: the exchange times out.
 """
 
 from mfrc522 import crc_a
 
+from sim.clock import FDT_US, SPI_BYTE_US, SPI_CALL_US, Air, SimClock, frame_us
 from sim.noise import RX_THRESHOLD, SIGNAL_ON
+
+REACH_MM = 25  # the design's reach over a sense-mat loop (hardware/README.md, section 2)
 
 _REGS_RESET = {0x01: 0x20, 0x0A: 0x00, 0x14: 0x80, 0x26: 0x48, 0x37: 0x92}
 RX_GAIN_DB = (18, 23, 18, 23, 33, 38, 43, 48)  # RFCfgReg bits 6..4
 
 
+def read_probability(height_mm, stack=1, reach_mm=REACH_MM):
+    """Chance a tag answers one poll (see the module docstring).
+
+    >>> read_probability(2), read_probability(25), read_probability(22.5), read_probability(2, 4)
+    (1.0, 0.0, 0.5, 0.3333333333333333)
+    """
+    full = 0.8 * reach_mm
+    if height_mm >= reach_mm:
+        return 0.0
+    p = 1.0 if height_mm <= full else (reach_mm - height_mm) / (reach_mm - full)
+    if stack >= 3:
+        p /= stack - 1
+    return p
+
+
 class SimMFRC522:
-    def __init__(self, name=""):
+    def __init__(self, name="", clock=None, air=None, rng=None, version=0x92):
         self.name = name
+        self.clock = clock if clock is not None else SimClock()
+        self.air = None
+        (air if air is not None else Air()).join(self)
+        self.rng = rng  # .random() for partial read probabilities (None: p >= 0.5 answers)
+        self.version_reg = version
+        self.reach_mm = REACH_MM
+        self.height = {}  # tag -> mm above the antenna (default 2: on the cloth)
+        self.stack = {}  # tag -> overlapping inlays
+        self._pending = None  # (done at us, rx bytes or None) of a running Transceive
+        self.timeouts = 0  # exchanges ended by the timer
         self.tags = []  # NTAG213 in this antenna's field
         self.hook = None  # chip -> [(tag, signal)] answering this poll (noise), or None
         self.live = None  # that list for the current poll (None: self.tags, all SIGNAL_ON)
@@ -41,13 +86,17 @@ class SimMFRC522:
         self.regs = bytearray(64)
         for r in _REGS_RESET:
             self.regs[r] = _REGS_RESET[r]
+        self.regs[0x37] = getattr(self, "version_reg", 0x92)
         self.fifo = bytearray()
+        self._pending = None
 
     def field_on(self):
         return bool(self.regs[0x14] & 0x03)
 
     # -- tags ----------------------------------------------------------------
-    def place(self, tag):
+    def place(self, tag, height_mm=2, stack=1):
+        self.height[tag] = height_mm
+        self.stack[tag] = stack
         if tag not in self.tags:
             self.tags.append(tag)
             tag.power_up()
@@ -55,13 +104,25 @@ class SimMFRC522:
     def remove(self, tag):
         if tag in self.tags:
             self.tags.remove(tag)
+        self.height.pop(tag, None)
+        self.stack.pop(tag, None)
+
+    def _answers_poll(self, tag):
+        p = read_probability(self.height.get(tag, 2), self.stack.get(tag, 1), self.reach_mm)
+        if p >= 1:
+            return True
+        if p <= 0:
+            return False
+        return (self.rng.random() if self.rng is not None else 0.5) < p
 
     # -- SPI byte level ------------------------------------------------------
     def cs_low(self):
         self._addr = -1
+        self.clock.advance(SPI_CALL_US)
 
     def xfer(self, b):
         """One byte in on MOSI, one byte out on MISO."""
+        self.clock.advance(SPI_BYTE_US)
         if not self.alive:
             return 0
         if self._addr < 0:
@@ -75,7 +136,23 @@ class SimMFRC522:
         self._wr(self._addr, b)
         return 0
 
+    def _settle(self):
+        """A running Transceive ends once the clock has passed its end."""
+        p = self._pending
+        if p is None or self.clock.us < p[0]:
+            return
+        self._pending = None
+        rx = p[1]
+        self.regs[1] = 0  # back to Idle
+        if rx is None:
+            self.regs[4] |= 0x01  # TimerIRq
+            self.timeouts += 1
+            return
+        self.fifo = bytearray(rx)
+        self.regs[4] |= 0x30  # RxIRq | IdleIRq
+
     def _rd(self, reg):
+        self._settle()
         if reg == 0x09:
             if self.fifo:
                 v = self.fifo[0]
@@ -113,8 +190,9 @@ class SimMFRC522:
             was = self.field_on()
             self.regs[0x14] = v
             if self.field_on() and not was:
-                if self.hook is not None:
-                    self.live = self.hook(self)
+                base = self.hook(self) if self.hook is not None else [
+                    (t, SIGNAL_ON) for t in self.tags]
+                self.live = [(t, sig) for t, sig in base if self._answers_poll(t)]
                 for t, _ in self._field():
                     t.power_up()
         else:
@@ -142,13 +220,20 @@ class SimMFRC522:
         self.regs[0x0C] = 0
         rx = None
         if self.field_on() and data:
-            rx = self._answer(data, tx_bits)
-        self.regs[1] = 0  # back to Idle
-        if rx is None:
-            self.regs[4] |= 0x01  # TimerIRq
-            return
-        self.fifo = bytearray(rx)
-        self.regs[4] |= 0x30  # RxIRq | IdleIRq
+            if self.air is not None and self.air.others_on(self):
+                self.air.clashes += 1  # two carriers: no tag decodes the command
+            else:
+                rx = self._answer(data, tx_bits)
+        end_tx = self.clock.us + frame_us(len(data), tx_bits)
+        if rx is not None:
+            done = end_tx + FDT_US + frame_us(len(rx))
+        elif self.regs[0x2A] & 0x80:  # TAuto: the timer starts at the end of the command
+            ticks = ((self.regs[0x2C] << 8) | self.regs[0x2D]) + 1
+            prescaler = ((self.regs[0x2A] & 0x0F) << 8) | self.regs[0x2B]
+            done = end_tx + ticks * (2 * prescaler + 1) / 13.56
+        else:
+            done = float("inf")  # nothing ends the wait
+        self._pending = (done, rx)
 
     def _answer(self, data, tx_bits):
         cmd = data[0]

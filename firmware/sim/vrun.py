@@ -12,8 +12,10 @@ prints one JSON line per OBSERVE frame the reader sent: ``{"rt": reader ms,
 ...fields}`` (and a last line ``{"stats": ...}``). ``run()`` returns the same.
 ``--hold-ms`` and ``--gone-ms`` override the debouncer's defaults (sweeps);
 ``--rf-ms`` is ``scan_cost_ms``.
-``scan_cost_ms`` adds to each scan period the time a real board's RF takes
-(hardware/README.md: ~60-140 ms), so debouncing is measured at board timings.
+The reader's clock is the simulated hardware's virtual clock: a scan takes
+the SPI and air time of its exchanges and the fields' settle times (sim/
+clock.py), then the loop waits out the rest of ``scan_ms``; ``scan_cost_ms``
+adds a fixed cost on top (an RF budget, for sweeps).
 """
 
 import json
@@ -22,18 +24,12 @@ import sys
 import codec
 from camera import CameraScanner
 from cards import CardMap
-from level import AdcLevel
-from mfrc522 import MFRC522SPI
 from reader import Reader
 from zones import RfidScanner
 
-from sim.bus import SimSPI
-from sim.main import step
+from sim.main import ZONES, rfid_hardware, step
 from sim.noise import Noise
-from sim.rc522 import SimMFRC522
-from sim.world import WDT, SimADC, SimCamera, World
-
-ZONES = ("hand", "table", "trick")
+from sim.world import WDT, SimCamera, World
 
 
 class Frames:
@@ -53,41 +49,45 @@ class Frames:
 
 
 def run(seat, events, kind="rfid", scan_ms=20, debounce_ms=40, noise=None, seed=1,
-        others=None, tail_ms=2000, scan_cost_ms=0):
+        others=None, tail_ms=2000, scan_cost_ms=0, settle_ms=5):
     """Play ``events`` (this seat's scenario lines) through the firmware; return
     (observations, stats). ``noise``: a poll-level profile dict (or None);
     ``others``: the neighbouring seats' lines, for cross-talk."""
-    clock = [0]
-    spi = SimSPI()
-    chips = {z: SimMFRC522(z) for z in ZONES}
+    chips, ants, clock, air = rfid_hardware(ZONES)
     nz = Noise(noise, seed) if noise else None
     world = World(seat, events, chips, nz, others)
     if kind == "camera":
         scanner = CameraScanner(SimCamera(world))
     else:
-        ants = [(z, MFRC522SPI(spi, spi.attach(chips[z]))) for z in ZONES]
-        scanner = RfidScanner(ants, CardMap(), AdcLevel(SimADC(world)), settle_ms=0)
+        scanner = RfidScanner(ants, CardMap(), settle_ms=settle_ms)
     out = Frames()
     reader = Reader(scanner, out, None, seat=seat, scan_ms=scan_ms, debounce_ms=debounce_ms,
-                    wdt=WDT(), clock=lambda: clock[0], autostart=True)
+                    wdt=WDT(), clock=clock.ticks_ms, autostart=True)
     world.clock = reader.now
     world.polls = lambda: reader.scans
     scanner.init()
     moved = {}
     end = (events[-1].get("t", 0) if events else 0) + tail_ms
     period = max(scan_ms, 1) + scan_cost_ms
+    busy = []  # ms each scan took on the simulated hardware
     while True:
         step(world, reader, moved)
-        if world.due() is None and clock[0] >= end:
+        now = clock.ticks_ms()
+        if world.due() is None and now >= end:
             break
-        if world.due() is not None and clock[0] > end + 600000:
+        if world.due() is not None and now > end + 600000:
             raise RuntimeError("the world never caught up")  # pragma: no cover
-        scanner.begin()
-        reader.finish_scan()
-        clock[0] += period
+        t0 = clock.us
+        reader.scan_sync(lambda ms: clock.advance(ms * 1000))
+        took = (clock.us - t0) / 1000
+        busy.append(took)
+        clock.advance(max(0, period * 1000 - (clock.us - t0)))
+    busy.sort()
     stats = {"scans": reader.scans, "suppressed": reader.debouncer.suppressed,
              "noise": nz.counts if nz is not None else {}, "errors": scanner.errors,
-             "frames": reader.seq}
+             "frames": reader.seq, "clashes": air.clashes,
+             "scan_ms_median": busy[len(busy) // 2] if busy else 0,
+             "scan_ms_max": busy[-1] if busy else 0}
     return out.obs, stats
 
 

@@ -8,13 +8,14 @@ seats, and journal lines whose ``type`` is not ``observe``, are skipped):
      "seen_by": ["E"], "conf": 0.9}                                  # (one line in the file)
     {"t": 1500, "seat": "N", "fault": "antenna", "zone": "trick"}     # that MFRC522 stops answering
     {"t": 2500, "seat": "N", "fault": "clear", "zone": "trick"}
-    {"t": 3000, "seat": "N", "fault": "level"}                        # level sensor railed
     {"t": 3500, "seat": "N", "fault": "camera"}                       # camera read fails
 
-The world puts each card's NTAG213 on the antenna its zone is over (hand,
-detached and floor: the hand antenna; table; trick), holds the seat's level
-sensor ``below`` while any card of the seat is on the floor, and answers the
-simulated camera with the cards' true zone, face, level, seen_by and conf.
+The world puts each card's NTAG213 on the antenna its zone lies on (table,
+trick, and the floor mat for floor), ``height_mm`` above it (default 2: a card
+on the cloth) overlapping ``stack`` inlays (default 1), both optional fields
+of a scenario line. A card in the hand (or detached from it) is on no
+antenna: RFID does not sense it. The simulated camera is answered with the
+cards' true zone, face, level, seen_by and conf.
 
 With a ``noise`` (sim/noise.py) the truth reaches the sensors through it,
 poll by poll: each chip asks ``rfid_poll`` at field on which tags answer
@@ -28,8 +29,7 @@ import json
 from sim.noise import NEAR_ZONES, SIGNAL_ON, neighbours
 from sim.tags import NTAG213, card_uid
 
-ANTENNA_OF_ZONE = {"hand": "hand", "detached": "hand", "floor": "hand", "table": "table",
-                   "trick": "trick"}
+ANTENNA_OF_ZONE = {"floor": "floor", "table": "table", "trick": "trick"}
 
 
 def load(path, seat):
@@ -133,9 +133,7 @@ class World:
         if fault is not None:
             on = fault != "clear"
             zone = e.get("zone")
-            if fault == "level":
-                self.level_fault = True
-            elif fault == "camera":
+            if fault == "camera":
                 self.camera_fault = True
             elif zone in self.chips:
                 self.chips[zone].alive = not on
@@ -156,10 +154,7 @@ class World:
         self.cards[card] = e
         chip = self.chips.get(ANTENNA_OF_ZONE.get(zone, ""))
         if chip is not None:
-            chip.place(tag)
-
-    def below(self):
-        return any(e.get("zone") == "floor" for e in self.cards.values())
+            chip.place(tag, e.get("height_mm", 2), e.get("stack", 1))
 
     def camera_view(self):
         if self.camera_fault:
@@ -188,18 +183,6 @@ class World:
 def _detection(card, e, conf):
     return (card, e.get("zone"), e.get("face", "unknown"), e.get("level", "unknown"),
             e.get("seen_by"), conf)
-
-
-class SimADC:
-    """The seat's IR distance sensor as its ADC sees it (read_u16)."""
-
-    def __init__(self, world):
-        self.world = world
-
-    def read_u16(self):
-        if self.world.level_fault:
-            return 65535
-        return 40000 if self.world.below() else 12000
 
 
 class SimCamera:

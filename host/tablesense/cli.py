@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 from tablesense import __version__
 
-COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports", "export", "codes", "demo", "sim")
+COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports", "export", "codes", "demo", "sim",
+                             "maint")
 
 
 def build_parser() -> argparse.ArgumentParser:

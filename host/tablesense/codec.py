@@ -85,6 +85,7 @@ FAULT = 5
 CONFIG = 16
 RESEND = 17
 ACK = 18
+MAINT = 19
 
 TYPE_NAMES = {
     HELLO: "HELLO",
@@ -95,6 +96,7 @@ TYPE_NAMES = {
     CONFIG: "CONFIG",
     RESEND: "RESEND",
     ACK: "ACK",
+    MAINT: "MAINT",
 }
 TYPE_IDS = {name: mtype for mtype, name in TYPE_NAMES.items()}
 
@@ -107,7 +109,12 @@ FACES = ("unknown", "up", "down")
 LEVELS = ("unknown", "above", "at", "below")
 STRAINS = ("C", "D", "H", "S", "N")
 READER_KINDS = ("rfid", "camera", "bidbox")
-CAPABILITIES = ("face", "level", "seen_by", "conf", "floor", "detached", "calls", "resend")
+CAPABILITIES = ("face", "level", "seen_by", "conf", "floor", "detached", "calls", "resend",
+                "hand", "table", "trick")
+# The zones a reader may claim to sense (HELLO capabilities); a reader claiming none of
+# hand/table/trick predates them (firmware < 0.3.0) and is trusted for every zone.
+ZONE_CAPABILITIES = ("hand", "detached", "table", "trick", "floor")
+MAINT_ACTIONS = ("stop", "bootloader", "reset")
 NONE_BYTE = 0xFF  # "absent" for the optional one-byte fields of FAULT
 SEEN_KNOWN = 0x80  # OBSERVE seen_by byte: bit 7 set = the list is known
 MAX_SERIAL = 32
@@ -124,6 +131,7 @@ FAULT_NAMES = {
     6: "level-sensor",
     7: "over-temperature",
     8: "tx-buffer-overflow",
+    9: "rfid-chip-clone",
 }
 
 COUNTER_NAMES = (
@@ -574,6 +582,16 @@ def _dec_ack(p: bytes) -> "dict[str, Any]":
     return {"ack_seq": struct.unpack("<H", p[:2])[0]}
 
 
+def _enc_maint(f: "dict[str, Any]") -> bytes:
+    _check_keys(f, ("action",), ())
+    return bytes((_code(f, "action", MAINT_ACTIONS),))
+
+
+def _dec_maint(p: bytes) -> "dict[str, Any]":
+    _need(p, 1)
+    return {"action": _lookup(MAINT_ACTIONS, p[0], "action")}
+
+
 _ENCODERS = {
     HELLO: _enc_hello,
     HEARTBEAT: _enc_heartbeat,
@@ -583,6 +601,7 @@ _ENCODERS = {
     CONFIG: _enc_config,
     RESEND: _enc_resend,
     ACK: _enc_ack,
+    MAINT: _enc_maint,
 }
 _DECODERS = {
     HELLO: _dec_hello,
@@ -593,6 +612,7 @@ _DECODERS = {
     CONFIG: _dec_config,
     RESEND: _dec_resend,
     ACK: _dec_ack,
+    MAINT: _dec_maint,
 }
 
 

@@ -47,6 +47,7 @@ from typing import Any, Literal, Protocol
 
 from tablesense import codec
 from tablesense.daemon.sequence import Sequencer
+from tablesense.daemon.trust import trusted
 from tablesense.ports import Port, PortError, open_port, read_some
 
 log = logging.getLogger("tablesense.link")
@@ -207,6 +208,7 @@ class ReaderLink:
         self.state: Literal["starting", "online", "offline"] = "starting"
         self.url: str | None = None
         self.identity: dict[str, Any] = {}
+        self.capabilities: tuple[str, ...] = ()  # from the HELLO: what the reader senses
         self.counters: dict[str, int] = {
             "frames": 0, "bad_crc": 0, "resyncs": 0, "bytes": 0, "errors": 0, "opens": 0,
             "open_failures": 0, "timeouts": 0, "config_retries": 0,
@@ -420,6 +422,7 @@ class ReaderLink:
         self._reader_id = frame.reader  # host frames carry the id of the reader they are for
         if frame.mtype == codec.HELLO:
             self.identity = {k: frame.fields.get(k) for k in ("kind", "firmware", "serial")}
+            self.capabilities = tuple(frame.fields.get("capabilities", ()))
             log.info("event=hello table=%s seat=%s serial=%s firmware=%s", self.table,
                      self.seat, self.identity.get("serial"), self.identity.get("firmware"))
             self._start_session(port, t)
@@ -441,6 +444,18 @@ class ReaderLink:
         """In sequence order now; ``received`` is when its bytes arrived."""
         self._delivered = frame.seq
         self._unacked += 1
+        if frame.mtype == codec.OBSERVE:
+            fields, why = trusted(frame.fields, self.capabilities)
+            for reason in why:  # an observation the reader's HELLO does not back
+                self.counters[reason] = self.counters.get(reason, 0) + 1
+            if why:
+                log.info("event=untrusted-observe table=%s seat=%s reasons=%s fields=%s",
+                         self.table, self.seat, ",".join(why), frame.fields)
+            if fields is None:
+                return
+            if fields is not frame.fields:
+                frame = codec.Frame(frame.mtype, fields, frame.reader, frame.seq, frame.flags,
+                                    frame.version, frame.stamp)
         if frame.mtype in (codec.OBSERVE, codec.CALL, codec.FAULT):
             self.out.put(LinkMessage(self.table, self.seat, "frame", received, frame=frame,
                                      seats=self.seats))

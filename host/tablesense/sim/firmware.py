@@ -37,10 +37,10 @@ SEATS = ("N", "E", "S", "W")
 SUITS = "SHDC"
 RANKS = "AKQJT98765432"
 # What the firmware's RFID scanner reports (firmware/zones.py): it must stay in step.
-FACE_POLICY = {"hand": "down", "trick": "up"}
-LEVEL_OF_ZONE = {"hand": "above", "floor": "below", "table": "at", "trick": "at"}
-ANTENNA_OF_ZONE = {"hand": "hand", "detached": "hand", "floor": "hand", "table": "table",
-                   "trick": "trick"}
+# RFID senses which antenna a tag lies on: no face, no hand; the level its reach implies.
+LEVEL_OF_ZONE = {"table": "at", "trick": "at", "floor": "below"}
+ANTENNA_OF_ZONE = {"floor": "floor", "table": "table", "trick": "trick"}
+RFID_ANTENNAS = ("trick", "table", "floor")  # firmware/sim/main.py's default
 CAMERA_MIN_CONF = 0.6
 
 
@@ -256,10 +256,10 @@ def expected_timeline(
 ) -> list[tuple[int, dict[str, Any]]]:
     """``(scenario ms, OBSERVE fields without t)`` the reader sends, in order.
 
-    Models what the firmware can sense: an RFID reader sees zones by antenna
-    (``detached`` reads as ``hand``; every hand card is ``floor`` while the
-    level sensor says below), takes face from the zone and level from the
-    antenna; a camera reports the scenario's own face, level, seen_by and
+    Models what the firmware can sense: an RFID reader sees only the cards
+    on its antennas (trick, table, the floor mat), face ``unknown`` and the
+    level the antenna's reach implies; a card in the hand is not sensed (a
+    card picked up is ``gone``); a camera reports the scenario's own face, level, seen_by and
     conf (below 0.6 it is not seen). Cards last reported in a zone whose
     sensor is faulty are frozen. Events of one card must be spaced wider than
     the debounce time, or the firmware (rightly) reports only the last.
@@ -267,8 +267,6 @@ def expected_timeline(
     truth: dict[str, dict[str, Any]] = {}
     reported: dict[str, tuple[Any, ...]] = {}
     dead: set[str] = set()
-    level_fault = False
-    below = False
     camera_fault = False
     out: list[tuple[int, dict[str, Any]]] = []
     events = load_scenario(path, seat)
@@ -283,10 +281,8 @@ def expected_timeline(
                 zone = e.get("zone")
                 if fault == "clear":
                     if zone is None:
-                        level_fault = camera_fault = False
+                        camera_fault = False
                     dead.discard(str(zone))
-                elif fault == "level":
-                    level_fault = True
                 elif fault == "camera":
                     camera_fault = True
                 elif zone is not None:
@@ -312,16 +308,12 @@ def expected_timeline(
                     seen[card] = (e["zone"], e.get("face", "unknown"), e.get("level", "unknown"),
                                   sbt, conf)
         else:
-            if not level_fault:
-                below = any(e.get("zone") == "floor" for e in truth.values())
-            held = set(dead) | ({"floor"} if "hand" in dead else set())
+            held = set(dead)
             for card, e in truth.items():
-                antenna = ANTENNA_OF_ZONE.get(e["zone"])
-                if antenna is None or antenna in dead:
+                zone = ANTENNA_OF_ZONE.get(e["zone"])
+                if zone is None or zone in dead:
                     continue
-                zone = "floor" if antenna == "hand" and below else antenna
-                seen[card] = (zone, FACE_POLICY.get(zone, "unknown"),
-                              LEVEL_OF_ZONE.get(zone, "unknown"), None, None)
+                seen[card] = (zone, "unknown", LEVEL_OF_ZONE[zone], None, None)
         changes: list[tuple[str, tuple[Any, ...] | None]] = []
         for card in set(seen) | set(reported):
             obs = seen.get(card)
