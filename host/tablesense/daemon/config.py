@@ -126,16 +126,19 @@ class DashboardConfig:
 
     The page itself talks MQTT over WebSockets to the broker: ``broker_url``
     is that URL as a browser sees it, ``{host}`` standing for the host name
-    the page was loaded from. ``username``/``password`` are handed to every
-    browser that loads the page (``/config.json``): give a dashboard user
-    only where the page is served to the directors alone (``bind``).
+    the page was loaded from. The page asks each director (or viewer) for his
+    own broker login; the broker's ACL decides who may act
+    (examples/mosquitto/acl). ``username`` only pre-fills the form; a
+    password is never configured here (it would be handed to every browser).
+    ``login = false`` connects without asking (a broker with anonymous access,
+    as the demo's).
     """
 
     port: int = 8080
     bind: str = "127.0.0.1"
     broker_url: str = "ws://{host}:9001"
     username: str | None = None
-    password: str | None = None
+    login: bool = True
 
 
 @dataclass(frozen=True)
@@ -455,10 +458,11 @@ def _dashboard(d: _Reader, port: int | None) -> DashboardConfig | None:
     if not url.startswith(("ws://", "wss://")):
         d.fail(f"expected a ws:// or wss:// URL, got {url!r}", "broker_url")
     username = d.string("username")
-    password = _password(d)
-    if password is not None and username is None:
-        d.fail("a password needs a username", "username")
+    for key in ("password", "password_file"):
+        if key in d.data:
+            d.fail("the dashboard asks each director for his password; a password here would "
+                   "be handed to every browser that loads the page: remove it", key)
+    login = d.boolean("login", True)
     if port is None:
         return None
-    return DashboardConfig(port=port, bind=bind, broker_url=url, username=username,
-                           password=password)
+    return DashboardConfig(port=port, bind=bind, broker_url=url, username=username, login=login)

@@ -33,6 +33,7 @@ from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.tables import TableRuntime, dumps
 from tablesense.daemon.topics import Topics
 from tablesense.daemon.usb import SerialNumberResolver
+from tablesense.daemon.view import table_state
 from tablesense.daemon.web import DashboardServer, dashboard_settings
 
 log = logging.getLogger("tablesense.daemon")
@@ -94,12 +95,18 @@ class Daemon:
         for name, t in config.tables.items():
             for seat, rc in t.readers.items():
                 self.links.append(self._make_link(name, seat, rc, settings, t.require_signed))
+        # the last state published per table (the core thread replaces the dict whole;
+        # the dashboard's threads only read it)
+        self.states: dict[str, dict[str, Any]] = {}
         self.web: DashboardServer | None = None
         if config.dashboard is not None:
+            from tablesense.daemon.api import dashboard_routes
+
             d = config.dashboard
             self.web = DashboardServer(
                 dashboard_settings(config.broker.base, d.broker_url, list(config.tables),
-                                   d.username, d.password), bind=d.bind, port=d.port)
+                                   d.username, d.login), bind=d.bind, port=d.port,
+                routes=dashboard_routes(self), source=config.source)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._started = False
@@ -287,4 +294,6 @@ class Daemon:
 
     def _publish_state(self, t: TableRuntime) -> None:
         t.dirty = False
-        self.publisher.set_retained(self.topics.table_state(t.name), dumps(t.engine.snapshot()))
+        state = table_state(t.engine.snapshot())
+        self.states[t.name] = state
+        self.publisher.set_retained(self.topics.table_state(t.name), dumps(state))

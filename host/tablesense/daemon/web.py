@@ -1,23 +1,34 @@
-"""The director's dashboard: a small static web server inside the daemon.
+"""The director's dashboard: a small web server inside the daemon.
 
-The page (``tablesense/static/``: index.html, dashboard.js, dashboard.css and
-the bundled mqtt.js) talks MQTT over WebSockets straight to the broker, so
-any number of directors and screens watch the same retained state and alerts
-and the daemon serves only files. The one dynamic thing is ``/config.json``:
-where the broker's WebSocket listener is, the base topic, the tables, and
-the credentials of a dashboard user if the configuration names one::
+The page (``tablesense/static/``: index.html, dashboard.js, dashboard.css,
+the bundled mqtt.js and the favicon) talks MQTT over WebSockets straight to
+the broker, so any number of directors and screens watch the same retained
+state and alerts, each with his own broker login (the page asks for it; it
+is never served). The dynamic documents are:
+
+- ``/config.json``: where the broker's WebSocket listener is, the base
+  topic, the tables, a user name to suggest (never a password)::
 
     {"v": 1, "broker_url": "ws://{host}:9001", "base": "tablesense",
-     "tables": ["1", "2"], "username": "director", "password": "..."}
+     "tables": ["1", "2"], "login": true, "username": "director"}
 
-``{host}`` in ``broker_url`` is filled in by the page with the host name it
-was loaded from, so a tablet that opens ``http://club-pc:8080/`` talks to
-``ws://club-pc:9001``.
+  ``{host}`` in ``broker_url`` is filled in by the page with the host name
+  it was loaded from, so a tablet that opens ``http://club-pc:8080/`` talks
+  to ``ws://club-pc:9001``; ``login: false`` (the demo's anonymous broker)
+  connects without asking;
+- whatever the daemon adds as *routes* (daemon/core.py): the catalogue of
+  kinds and options, the record as JSON and as a printable report, the
+  double-dummy analysis of a table.
 
-Only ``GET``/``HEAD`` of files in the static folder (no listings); every
-answer carries a Content-Security-Policy that allows scripts from this
-server only, so even a display bug could not run a script smuggled in a
-card name or a note (the page shows all data with ``textContent``).
+Only ``GET``/``HEAD`` of files in the static folder (no listings) and of the
+routes; every answer carries a Content-Security-Policy that allows scripts
+from this server only, so even a display bug could not run a script
+smuggled in a card name or a note (the page shows all data with
+``textContent``). Workers may also come from ``blob:`` URLs: mqtt.js runs
+its keepalive timer in a worker it makes from a blob (a page's timers are
+throttled in a background tab, a worker's are not, and a throttled ping
+gets the connection dropped); only a script already allowed to run can make
+one.
 
 >>> s = DashboardServer({"v": 1}, bind="127.0.0.1", port=0)
 >>> s.start(); s.url.startswith("http://127.0.0.1:")
@@ -27,19 +38,31 @@ True
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import threading
+from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 log = logging.getLogger("tablesense.web")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+       "connect-src 'self' ws: wss:; worker-src 'self' blob:; object-src 'none'; "
+       "base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+
+# A route answers (status, content type, body) for the query's parameters.
+Response = tuple[int, str, bytes]
+Route = Callable[[dict[str, str]], Response]
+
+
+class PortTaken(OSError):
+    """The dashboard's port is in use: says which and what to do."""
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -52,26 +75,32 @@ class _Handler(SimpleHTTPRequestHandler):
         super().end_headers()
 
     def do_GET(self) -> None:
-        if self.path.split("?", 1)[0] == "/config.json":
-            self._config(head=False)
-            return
-        super().do_GET()
+        if not self._route(head=False):
+            super().do_GET()
 
     def do_HEAD(self) -> None:
-        if self.path.split("?", 1)[0] == "/config.json":
-            self._config(head=True)
-            return
-        super().do_HEAD()
+        if not self._route(head=True):
+            super().do_HEAD()
 
-    def _config(self, head: bool) -> None:
-        body = self.server.config_body
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
+    def _route(self, head: bool) -> bool:
+        url = urlsplit(self.path)
+        route = self.server.routes.get(url.path)
+        if route is None:
+            return False
+        try:
+            status, ctype, body = route(dict(parse_qsl(url.query)))
+        except Exception:  # a bug in a route must not take the page down
+            log.exception("event=dashboard-route-failed path=%s", url.path)
+            status, ctype = HTTPStatus.INTERNAL_SERVER_ERROR, "application/json; charset=utf-8"
+            body = b'{"error":"internal error: see the daemon log"}'
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
         if not head:
             self.wfile.write(body)
+        return True
 
     def list_directory(self, path: str | Any) -> None:
         self.send_error(HTTPStatus.NOT_FOUND, "no listings here")
@@ -83,15 +112,23 @@ class _Handler(SimpleHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    config_body = b"{}"
+    routes: Mapping[str, Route] = {}
+
+
+def json_response(obj: Any, status: int = HTTPStatus.OK) -> Response:
+    return status, "application/json; charset=utf-8", json.dumps(
+        obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class DashboardServer:
-    """Serves ``static_dir`` and ``/config.json`` on ``bind:port`` (0: any free port)."""
+    """Serves ``static_dir``, ``/config.json`` and ``routes`` on ``bind:port`` (0: any free)."""
 
     def __init__(self, settings: dict[str, Any], *, bind: str = "127.0.0.1", port: int = 8080,
-                 static_dir: Path = STATIC_DIR) -> None:
+                 static_dir: Path = STATIC_DIR, routes: Mapping[str, Route] | None = None,
+                 source: str = "the configuration") -> None:
         self.settings = settings
+        self.routes = dict(routes or {})
+        self.source = source
         self.bind = bind
         self.port = port
         self.static_dir = static_dir
@@ -99,14 +136,27 @@ class DashboardServer:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Bind (raises OSError when the port is taken) and serve in a thread."""
+        """Bind (raises :class:`PortTaken`, an OSError, when the port is in use) and serve."""
         static = str(self.static_dir)
 
         def handler(*args: Any, **kw: Any) -> _Handler:
             return _Handler(*args, directory=static, **kw)
 
-        server = _Server((self.bind, self.port), handler)
-        server.config_body = json.dumps(self.settings, ensure_ascii=False).encode()
+        try:
+            server = _Server((self.bind, self.port), handler)
+        except OSError as exc:
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                why = ("is in use by another program (another tablesense?)"
+                       if exc.errno == errno.EADDRINUSE else "needs privileges to bind")
+                raise PortTaken(exc.errno, f"the dashboard's port {self.port} on {self.bind} "
+                                f"{why}: set [dashboard] port in {self.source} to a free one "
+                                "(0: any free port)") from exc
+            raise
+        config = json_response(self.settings)
+        server.routes = {"/config.json": lambda q: config,
+                         "/favicon.ico": lambda q: (HTTPStatus.OK, "image/svg+xml",
+                                                    (self.static_dir / "favicon.svg").read_bytes()),
+                         **self.routes}
         self._server = server
         self.port = int(server.server_address[1])
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
@@ -137,12 +187,10 @@ class DashboardServer:
 
 
 def dashboard_settings(base: str, broker_url: str, tables: list[str],
-                       username: str | None = None,
-                       password: str | None = None) -> dict[str, Any]:
-    """The ``/config.json`` document the page reads first."""
-    out: dict[str, Any] = {"v": 1, "broker_url": broker_url, "base": base, "tables": tables}
+                       username: str | None = None, login: bool = True) -> dict[str, Any]:
+    """The ``/config.json`` document the page reads first: never a password."""
+    out: dict[str, Any] = {"v": 1, "broker_url": broker_url, "base": base, "tables": tables,
+                           "login": login}
     if username is not None:
         out["username"] = username
-        if password is not None:
-            out["password"] = password
     return out

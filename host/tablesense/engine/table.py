@@ -196,6 +196,24 @@ class Engine:
                             if r.id not in self.closed and r.severity != "info"],
             "cards": {c: {"seat": p.seat, "zone": p.zone, "face": p.face}
                       for c, p in sorted(self.tracker.pos.items())},
+            # for the dashboard's table view and the record (daemon/view.py)
+            "strain": b.strain, "dummy": b.dummy,
+            "auction": [[s, c] for s, c in b.calls],
+            "deal": {s: list(h) for s, h in b.deal.items()},
+            "held": {s: sorted(h) for s, h in b.hands.items()},
+            "trick_leader": b.trick_leader if b.trick else None,
+            "played": [[[list(p) for p in plays], w] for plays, w in b.tricks],
+            "penalty": {s: [{"card": c, "major": pc.major, "ruling": pc.ruling}
+                            for c, pc in sorted(d.items())]
+                        for s, d in self.ob.penalty.items() if d},
+            "restrictions": [{"seat": r.seat, "option": r.option, "suit": r.suit,
+                              "ruling": r.ruling, "lead": lead}
+                             for lead, rules in ((True, self.ob.lead_rules),
+                                                 (False, self.ob.play_rules)) for r in rules],
+            "must_pass": dict(self.ob.must_pass),
+            "law24": {s: dict(d) for s, d in self.ob.law24.items() if d},
+            "rulings": [r.to_json() for r in self.rulings],
+            "closed": sorted(self.closed), "answered": sorted(self.answered),
         }
 
     # -- for law codes ---------------------------------------------------------
