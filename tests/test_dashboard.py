@@ -63,7 +63,7 @@ def make_daemon(tmp_path: Path, port: int, ws_port: int, readers: dict[str, str]
         "tables": {"1": {"code": "duplicate-2017",
                          "readers": {s: {"port": u} for s, u in readers.items()}},
                    "2": {}},
-        "dashboard": {"port": 0, "broker_url": f"ws://{{host}}:{ws_port}"},
+        "dashboard": {"port": 0, "broker_url": f"ws://{{host}}:{ws_port}", "login": False},
         "state_interval_ms": 100,
     }, source="test.toml", base_dir=tmp_path)
     return Daemon(cfg)
@@ -83,11 +83,22 @@ def wait(pred: Any, timeout: float = 10.0) -> bool:
     return False
 
 
+def watch(page: Any) -> list[str]:
+    """Everything that makes a page unclean: uncaught errors, console errors (a
+    Content-Security-Policy violation is one), warnings, and any answer >= 400."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}")
+            if m.type in ("error", "warning", "assert") else None)
+    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}")
+            if r.status >= 400 else None)
+    page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url} {r.failure}"))
+    return errors
+
+
 def open_page(browser: Any, url: str, width: int = 1280, height: int = 900) -> Any:
     page = browser.new_page(viewport={"width": width, "height": height})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors
+    page.errors = watch(page)
     page.goto(url)
     page.wait_for_selector("#conn.pill-ok", timeout=10_000)
     return page
@@ -144,7 +155,7 @@ def test_exposure_alert_decide_and_resolve(tmp_path: Path, mosquitto: Any, pty_r
         alert.locator("button.btn-resolve").click()
         page.wait_for_selector("#history .alert[data-alert-id='1-1-1']", state="attached",
                                timeout=10_000)
-        page.locator("#history-box summary").click()
+        page.locator("#history-box > summary").click()
         page.locator("details.cmdlog summary").click()
         page.screenshot(path=str(OUT / "dashboard-resolved.png"), full_page=True)
         assert page.errors == []
@@ -194,7 +205,7 @@ def test_html_in_alerts_and_notes_is_shown_as_text(tmp_path: Path, mosquitto: An
         assert "♥10" in box.locator(".cards").inner_text()
         box.locator("input.note").fill(f"note {evil}")
         box.locator("button.btn-resolve").click()  # not an engine alert: dismissed here
-        page.locator("#history-box summary").click()
+        page.locator("#history-box > summary").click()
         closed = page.locator("#history .alert[data-alert-id='2-reader-N-1'] .closed-why")
         assert evil in closed.inner_text()
         OUT.mkdir(exist_ok=True)
@@ -235,7 +246,7 @@ def test_broker_lost_is_shown_and_the_page_reconnects(tmp_path: Path, mosquitto:
 def test_config_json_and_headers(tmp_path: Path) -> None:
     cfg = parse_config({"version": 1, "tables": {"A1": {}, "A2": {}},
                         "dashboard": {"port": 0, "broker_url": "wss://club:8443/mqtt",
-                                      "username": "director", "password": "pw"}},
+                                      "username": "director"}},
                        source="t.toml", base_dir=tmp_path)
     daemon = Daemon(cfg)
     assert daemon.web is not None
@@ -246,8 +257,9 @@ def test_config_json_and_headers(tmp_path: Path) -> None:
             assert "script-src 'self'" in r.headers["Content-Security-Policy"]
             assert r.headers["Cache-Control"] == "no-store"
         assert body == {"v": 1, "broker_url": "wss://club:8443/mqtt", "base": "tablesense",
-                        "tables": ["A1", "A2"], "username": "director", "password": "pw"}
-        for name in ("", "index.html", "dashboard.js", "dashboard.css", "mqtt.min.js"):
+                        "tables": ["A1", "A2"], "login": True, "username": "director"}
+        for name in ("", "index.html", "dashboard.js", "dashboard.css", "mqtt.min.js",
+                     "favicon.svg", "favicon.ico", "catalogue.json", "report.css"):
             with urllib.request.urlopen(daemon.web.url + name, timeout=5) as r:
                 assert r.status == 200
         with pytest.raises(urllib.error.HTTPError):

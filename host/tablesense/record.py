@@ -31,6 +31,7 @@ from typing import Any
 from tablesense.engine import Engine, EngineError
 from tablesense.events import BoardStart, Decide, EventError, Resolve, parse_event
 from tablesense.journal import SKIPPED_TYPES
+from tablesense.laws import CODES
 
 EVENING_STARTS = timedelta(hours=6)
 
@@ -111,9 +112,14 @@ class Problem:
 
 
 def table_record(lines: Iterable[str], table: str, code: str | None = None,
-                 path: str = "<journal>") -> tuple[list[BoardRecord], list[Problem]]:
-    """The boards of one table's journal, with rulings and decisions."""
-    engine = Engine(table=table, code=code)
+                 path: str = "<journal>", until: int | None = None,
+                 ) -> tuple[list[BoardRecord], list[Problem]]:
+    """The boards of one table's journal, with rulings and decisions.
+
+    ``until``: the journal is live, read at this time (ms, the journal's
+    clock); None: it is finished.
+    """
+    engine = Engine(table=table, code=code, codes=CODES)
     boards: list[BoardRecord] = []
     problems: list[Problem] = []
     by_id: dict[str, RuledIncident] = {}
@@ -135,14 +141,20 @@ def table_record(lines: Iterable[str], table: str, code: str | None = None,
         except EventError as exc:
             problems.append(Problem(path, no, exc.field, exc.message))
             continue
-        target: str | None = None
-        if isinstance(event, Decide):
-            target = event.alert or _open_offering(engine, event.option)
+        answered = set(engine.answered)
         try:
             rulings = engine.apply(event)
             refused = None
         except EngineError as exc:
             rulings, refused = [], str(exc)
+        target: str | None = None
+        if isinstance(event, Decide):
+            # the ruling the engine applied it to: the one it marked answered, else the
+            # most recent open one offering the option (a time-closed incident's ruling is
+            # made by this very apply, so it cannot be looked up before)
+            newly = engine.answered - answered
+            target = event.alert or (newly.pop() if len(newly) == 1 else
+                                     _open_offering(engine, event.option))
         if isinstance(event, BoardStart) and refused is None:
             current = BoardRecord(table=table, board=event.board, evening=evening_of(event.t),
                                   started=event.t, code=engine.law.id, dealer=event.dealer,
@@ -162,11 +174,22 @@ def table_record(lines: Iterable[str], table: str, code: str | None = None,
         elif isinstance(event, Resolve):
             d = Decision(event.t, "resolve", by, note=event.note, refused=refused, line=no)
             _attach(current, by_id, event.alert, d)
-        b = engine.board
-        if b is not None:
-            current.contract, current.doubled = b.contract, b.doubled
-            current.declarer, current.tricks = b.declarer, dict(b.won)
+        _result(current, engine)
+    # incidents still open when the journal ends: a finished journal closes them (as
+    # replay does); a live one closes those that time has closed (as the daemon's tick)
+    late = engine.flush() if until is None else engine.tick(max(until, engine.now))
+    if current is not None:
+        for r in late:
+            current.rulings.append(RuledIncident(r.to_json()))
+        _result(current, engine)
     return boards, problems
+
+
+def _result(current: BoardRecord, engine: Engine) -> None:
+    b = engine.board
+    if b is not None:
+        current.contract, current.doubled = b.contract, b.doubled
+        current.declarer, current.tricks = b.declarer, dict(b.won)
 
 
 def _open_offering(engine: Engine, option: str) -> str | None:
@@ -185,18 +208,19 @@ def _attach(board: BoardRecord, by_id: dict[str, RuledIncident], target: str | N
         inc.decisions.append(d)
 
 
-def build(journals: dict[str, tuple[Path, str | None]]) -> tuple[list[BoardRecord],
-                                                                 list[Problem]]:
+def build(journals: dict[str, tuple[Path, str | None]], until: int | None = None,
+          ) -> tuple[list[BoardRecord], list[Problem]]:
     """Every board of every table: ``{table: (journal path, code or None)}``.
 
-    A journal that does not exist yet is a table that has not played.
+    A journal that does not exist yet is a table that has not played;
+    ``until`` as for :func:`table_record`.
     """
     boards: list[BoardRecord] = []
     problems: list[Problem] = []
     for table, (path, code) in journals.items():
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
-                b, p = table_record(f, table, code, str(path))
+                b, p = table_record(f, table, code, str(path), until)
         except FileNotFoundError:
             continue
         except OSError as exc:

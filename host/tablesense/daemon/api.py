@@ -16,6 +16,7 @@ replaces whole), never the engines the core thread owns.
 from __future__ import annotations
 
 import threading
+import time
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,9 @@ class RecordCache:
         self._lock = threading.Lock()
 
     def _stamp(self) -> tuple[Any, ...]:
-        out = []
+        # the files, and time in 5 s steps: an incident that time closes (a dropped card's
+        # 1 s window) makes a ruling without a new journal line
+        out: list[Any] = [int(time.time() // 5)]
         for table, (path, _) in sorted(self.journals.items()):
             try:
                 st = path.stat()
@@ -51,7 +54,7 @@ class RecordCache:
         with self._lock:
             key = self._stamp()
             if key != self._key:
-                self._value = record.build(self.journals)
+                self._value = record.build(self.journals, until=int(time.time() * 1000))
                 self._key = key
             return self._value
 

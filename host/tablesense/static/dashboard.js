@@ -1,10 +1,17 @@
 // The director's dashboard: MQTT over WebSockets straight to the broker.
 //
-// Reads (domain.md "On MQTT"): <base>/bridge/state, <base>/+/state (retained
-// board state with its open obligations), <base>/+/readers/+ (retained reader
-// health), <base>/+/alert (rulings, QoS 1, at least once: de-duplicated by id)
-// and <base>/+/cmd/response. Writes decide/resolve commands to <base>/<table>/cmd
-// (QoS 1) with a `req` id and shows the daemon's answer.
+// Reads (domain.md "On MQTT"; the state payload in docs/dashboard.md):
+// <base>/bridge/state, <base>/+/state (retained board state with its table
+// view), <base>/+/readers/+ (retained reader health), <base>/+/alert (rulings,
+// QoS 1, at least once: de-duplicated by id) and <base>/+/cmd/response.
+// Writes decide/resolve commands to <base>/<table>/cmd/by/<login> (QoS 1), so
+// the daemon journals them with the director's broker login; the broker's ACL
+// lets each login write only under its own name, and lets viewers write nothing.
+//
+// From the daemon's web server: config.json (no password in it: the page asks),
+// catalogue.json (every kind and option: labels, what an option needs, help;
+// nothing of it is written here), record.json and report.html (the record),
+// dd.json (double-dummy analysis of a table's position).
 //
 // Everything shown comes from the network, so it is put on the page with
 // textContent and attributes only: never innerHTML (a card name or a note with
@@ -13,55 +20,31 @@
 "use strict";
 
 (() => {
+  const SEATS = ["N", "E", "S", "W"];
   const SEAT_NAMES = { N: "North", E: "East", S: "South", W: "West" };
   const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-  const OPTION_LABELS = {
-    "call-card": "Call the card",
-    "call-suit": "Call a suit",
-    "require-highest": "Require highest",
-    "require-lowest": "Require lowest",
-    "require-win": "Require partner to win",
-    "require-not-win": "Require partner not to win",
-    "treat-as-exposed": "Treat as exposed",
-    "demand-new-deal": "Demand a new deal",
-    "designate-card": "Designate the card played",
-    "accept-lead": "Accept the lead",
-    "refuse-lead": "Refuse the lead",
-    "become-dummy": "Declarer becomes dummy",
-    "accept-play": "Accept the play",
-    "refuse-play": "Refuse: play the penalty card",
-    "require-lead-suit": "Require lead of the suit",
-    "forbid-lead-suit": "Forbid lead of the suit",
-    "pc-remains": "Penalty card remains",
-    "require-other-suit": "Require another suit",
-    "forbid-other-suit": "Forbid another suit",
-    "withdraw-substitute": "Withdraw and substitute",
-  };
-  // What an option needs besides its name: a suit or a card, required or optional.
-  const OPTION_NEEDS = {
-    "call-suit": ["suit", true],
-    "require-other-suit": ["suit", true],
-    "forbid-other-suit": ["suit", true],
-    "require-lead-suit": ["suit", false],
-    "forbid-lead-suit": ["suit", false],
-    "designate-card": ["card", true],
-    "call-card": ["card", false],
-  };
   const ROLE_NAMES = {
     declarer: "declarer", dummy: "dummy", leader: "opening leader", "leaders-partner": "leader's partner",
   };
   const CARD_RE = /^[SHDC][AKQJT98765432]$/;
+  const MINE_KEY = "tablesense.myTables";
+  const CUE_KEY = "tablesense.cue";
+  const LOGIN_KEY = "tablesense.login";
 
   const st = {
     cfg: null,
+    cat: { kinds: {}, options: {} },
     base: "tablesense",
     client: null,
     credentials: null,
+    role: null, // "director" | "viewer" | null (not known yet)
     tables: new Map(), // name -> {state, readers: {seat: health}, node}
     alerts: new Map(), // id -> record
     pending: new Map(), // req -> {table, id, action, option, entry}
     filter: "",
+    mine: new Set(),
+    viewing: null, // the table shown in the table view
     audio: null,
     sound: false,
     unseen: 0,
@@ -69,6 +52,9 @@
     clientId: "tablesense-dash-" + Math.random().toString(16).slice(2, 10),
   };
 
+  function store(kind) {
+    try { return kind === "session" ? window.sessionStorage : window.localStorage; } catch (e) { return null; }
+  }
   // -- small DOM helpers: text only --------------------------------------------
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -118,7 +104,15 @@
     return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
   }
 
-  // -- sections and the filter ------------------------------------------------
+  function kindLabel(kind) {
+    const k = st.cat.kinds[kind];
+    return k ? k.label : words(kind);
+  }
+  function optionEntry(opt) {
+    return st.cat.options[opt] || { label: words(opt), help: "", needs: null, required: false };
+  }
+
+  // -- sections, the filter, my tables -------------------------------------------
   function sectionOf(table) {
     const m = /^([A-Za-z]+)[-_ ]?\d/.exec(String(table));
     return m ? m[1].toUpperCase() : null;
@@ -126,22 +120,50 @@
   function shown(table) {
     const f = st.filter;
     if (!f) return true;
+    if (f === "mine") return st.mine.size === 0 || st.mine.has(String(table));
     if (f.startsWith("t:")) return f.slice(2) === String(table);
     if (f.startsWith("s:")) return sectionOf(table) === f.slice(2);
     return true;
   }
+  function tableNames() {
+    return [...st.tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+  }
   function refreshFilterOptions() {
     const sel = $("filter");
-    const names = [...st.tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+    const names = tableNames();
     const sections = [...new Set(names.map(sectionOf).filter(Boolean))].sort();
-    const want = [["", "all tables"]];
+    const want = [["", "all tables"], ["mine", "my tables" + (st.mine.size ? " (" + st.mine.size + ")" : "")]];
     if (sections.length > 1) for (const s of sections) want.push(["s:" + s, "section " + s]);
     for (const n of names) want.push(["t:" + n, "table " + n]);
-    const have = [...sel.options].map((o) => o.value).join("\u0000");
-    if (have === want.map((w) => w[0]).join("\u0000")) return;
-    const keep = sel.value;
-    sel.replaceChildren(...want.map(([v, label]) => el("option", { value: v, text: label })));
-    sel.value = want.some((w) => w[0] === keep) ? keep : "";
+    const have = [...sel.options].map((o) => o.value + "=" + o.textContent).join("\u0000");
+    if (have !== want.map((w) => w[0] + "=" + w[1]).join("\u0000")) {
+      const keep = st.filter;
+      sel.replaceChildren(...want.map(([v, label]) => el("option", { value: v, text: label })));
+      sel.value = want.some((w) => w[0] === keep) ? keep : "";
+    }
+    refreshMine();
+  }
+  function refreshMine() {
+    const list = $("mine-list");
+    const names = tableNames();
+    if ([...list.querySelectorAll("input")].map((i) => i.value).join("\u0000") === names.join("\u0000")) return;
+    list.replaceChildren(...names.map((n) => {
+      const box = el("input", { type: "checkbox", value: n, checked: st.mine.has(n) });
+      box.addEventListener("change", () => {
+        if (box.checked) st.mine.add(n); else st.mine.delete(n);
+        store("local")?.setItem(MINE_KEY, JSON.stringify([...st.mine]));
+        st.filter = $("filter").value = "mine";
+        refreshFilterOptions();
+        applyFilter();
+      });
+      return el("label", { class: "mine-item" }, box, "table " + n);
+    }));
+  }
+  function setFilter(value) {
+    st.filter = value;
+    $("filter").value = value;
+    store("local")?.setItem(MINE_KEY + ".filter", value);
+    applyFilter();
   }
   function applyFilter() {
     for (const [name, t] of st.tables) if (t.node) t.node.hidden = !shown(name);
@@ -149,7 +171,7 @@
     updateCounts();
   }
 
-  // -- tables -----------------------------------------------------------------
+  // -- tables ---------------------------------------------------------------------
   function table(name) {
     let t = st.tables.get(name);
     if (!t) {
@@ -163,7 +185,10 @@
   function renderTable(name) {
     const t = table(name);
     const s = t.state || { phase: "unknown" };
-    const card = el("article", { class: "table-card phase-" + String(s.phase), "data-table": name });
+    const card = el("article", {
+      class: "table-card phase-" + String(s.phase) + (st.viewing === name ? " viewing" : ""),
+      "data-table": name, tabindex: "0", role: "button", "aria-label": "table " + name + ": open the table view",
+    });
     card.append(el("header", {},
       el("h3", { text: "Table " + name }),
       el("span", { class: "phase", text: words(s.phase) })));
@@ -182,7 +207,7 @@
     card.append(dl);
 
     const readers = el("div", { class: "readers", "aria-label": "readers" });
-    for (const seat of ["N", "E", "S", "W"]) {
+    for (const seat of SEATS) {
       const h = t.readers[seat];
       const state = h ? String(h.state) : "unknown";
       const tip = h ? seatName(seat) + ": " + state + (h.reason ? " (" + h.reason + ")" : "")
@@ -198,20 +223,9 @@
       for (const seat of pcSeats) box.append(el("span", { class: "pc-seat", text: seat + ": " }), cardsNode(pcs[seat]));
       card.append(box);
     }
-    const obs = Array.isArray(s.obligations) ? s.obligations : [];
-    if (obs.length) {
-      const ul = el("ul", { class: "obligations" });
-      for (const o of obs) {
-        ul.append(el("li", {}, el("span", { class: "ob-kind", text: words(o.kind) }), " ",
-          cardsNode(o.cards), o.until ? " until " + words(o.until) : ""));
-      }
-      card.append(el("div", { class: "obl" }, el("span", { class: "label", text: "Pending" }), ul));
-    }
-    card.addEventListener("click", () => {
-      const sel = $("filter");
-      st.filter = sel.value = st.filter === "t:" + name ? "" : "t:" + name;
-      applyFilter();
-    });
+    const open = () => openView(st.viewing === name ? null : name);
+    card.addEventListener("click", open);
+    card.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); open(); } });
     card.hidden = !shown(name);
 
     const grid = $("tables");
@@ -222,6 +236,183 @@
       grid.insertBefore(card, after || null);
     }
     t.node = card;
+    if (st.viewing === name) renderView();
+  }
+
+  // -- the table view: a vugraph of one table -----------------------------------------
+  function openView(name) {
+    const prev = st.viewing;
+    st.viewing = name;
+    $("tv").hidden = name === null;
+    for (const n of [prev, name]) if (n !== null && n !== undefined && st.tables.get(n)?.node) st.tables.get(n).node.classList.toggle("viewing", n === name);
+    if (name !== null) {
+      renderView();
+      $("tv").scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function suitRows(cards, lying) {
+    const rows = el("div", { class: "suits" });
+    for (const suit of ["S", "H", "D", "C"]) {
+      const row = el("div", { class: "suit-row suit-" + suit.toLowerCase() }, el("span", { class: "sym", text: SUIT_SYMBOLS[suit] }));
+      const mine = cards.filter((c) => c.card[0] === suit);
+      if (!mine.length) row.append(el("span", { class: "void", text: "—" }));
+      for (const c of mine) {
+        const up = c.face === "up" || lying.has(c.card);
+        row.append(el("span", {
+          class: "hc" + (up ? " hc-up" : "") + (c.zone !== "hand" && c.zone !== "unknown" ? " hc-" + c.zone : ""),
+          title: c.card + " · " + c.zone + (c.face !== "unknown" ? ", face " + c.face : ""), "data-card": c.card,
+          text: c.card[1] === "T" ? "10" : c.card[1],
+        }));
+      }
+      rows.append(row);
+    }
+    return rows;
+  }
+
+  function renderView() {
+    const name = st.viewing;
+    if (name === null) return;
+    const t = table(name);
+    const s = t.state || {};
+    const v = s.view || {};
+    $("tv-h").textContent = "Table " + name + (s.board !== undefined ? " · board " + s.board : "");
+    const body = el("div", { class: "tv-body", "data-table": name });
+    if (!v.hands) {
+      body.append(el("p", { class: "empty", text: s.board === undefined ? "no board yet" : "waiting for the deal…" }));
+      $("tv-body").replaceChildren(body);
+      return;
+    }
+    const lying = new Map((v.lying || []).map((l) => [l.card, l]));
+    const grid = el("div", { class: "tv-grid" });
+    const roleOf = (seat) => {
+      if (!s.declarer) return "";
+      if (seat === s.declarer) return "declarer";
+      if (seat === s.dummy) return "dummy";
+      return "defender";
+    };
+    for (const seat of SEATS) {
+      const hand = el("div", { class: "tv-seat tv-" + seat.toLowerCase() + (v.turn === seat ? " on-turn" : ""), "data-seat": seat });
+      hand.append(el("h3", {}, seatName(seat), el("span", { class: "tv-role", text: (roleOf(seat) ? " · " + roleOf(seat) : "") + (s.dealer === seat ? " · dealer" : "") + (v.turn === seat ? " · to play" : "") })));
+      hand.append(suitRows(v.hands[seat] || [], lying));
+      const here = (v.lying || []).filter((l) => l.seat === seat && l.status !== "dummy");
+      if (here.length) {
+        const ul = el("ul", { class: "tv-lying" });
+        for (const l of here) {
+          ul.append(el("li", { "data-status": l.status, "data-card": l.card }, cardNode(l.card), " ",
+            el("b", { text: l.label }), l.obliges ? " — " + l.obliges : "", l.ruling ? el("span", { class: "ruling-id", text: " (" + l.ruling + ")" }) : null));
+        }
+        hand.append(ul);
+      }
+      grid.append(hand);
+    }
+    const mid = el("div", { class: "tv-trick", "aria-label": "current trick" });
+    const tr = v.trick || { cards: [] };
+    mid.append(el("p", { class: "tv-trick-title", text: tr.cards && tr.cards.length
+      ? "trick " + tr.number + " · led by " + seatName(tr.leader) : (s.phase === "play" || s.phase === "lead" ? "trick " + ((tr.number || 0) + 1) + ": nothing played yet" : words(s.phase)) }));
+    const spots = el("div", { class: "tv-spots" });
+    for (const seat of SEATS) {
+      const play = (tr.cards || []).find((p) => p[0] === seat);
+      spots.append(el("div", { class: "tv-spot tv-spot-" + seat.toLowerCase(), "data-seat": seat },
+        play ? cardNode(play[1]) : null, play && tr.leader === seat ? el("span", { class: "led", text: "led" }) : null));
+    }
+    mid.append(spots);
+    const tk = v.tricks || {};
+    mid.append(el("p", { class: "tv-tricks", text: "tricks NS " + (tk.NS ?? 0) + " · EW " + (tk.EW ?? 0) }));
+    grid.append(mid);
+    body.append(grid);
+
+    const info = el("div", { class: "tv-info" });
+    const a = v.auction || {};
+    const auc = el("div", { class: "tv-auction" }, el("h4", { text: "Auction" }));
+    if (a.contract) auc.append(el("p", { class: "tv-contract" }, contractNode(a.contract, a.doubled), a.declarer ? " by " + seatName(a.declarer) : ""));
+    const calls = a.calls || [];
+    if (calls.length) {
+      const tbl = el("table", { class: "auction" });
+      tbl.append(el("tr", {}, ...["W", "N", "E", "S"].map((x) => el("th", { text: x }))));
+      let row = el("tr", {});
+      const startCol = ["W", "N", "E", "S"].indexOf(a.dealer || calls[0][0]);
+      for (let i = 0; i < startCol; i++) row.append(el("td", {}));
+      let col = startCol;
+      for (const [, call] of calls) {
+        row.append(el("td", {}, callNode(call)));
+        col++;
+        if (col === 4) { tbl.append(row); row = el("tr", {}); col = 0; }
+      }
+      if (col) tbl.append(row);
+      auc.append(tbl);
+    } else auc.append(el("p", { class: "empty", text: "no calls yet" }));
+    info.append(auc);
+
+    const dummyCards = (v.lying || []).filter((l) => l.status === "dummy");
+    if (dummyCards.length) info.append(el("p", { class: "tv-dummy" }, el("b", { text: "Dummy's display: " }), cardsNode(dummyCards.map((l) => l.card))));
+    if ((v.restrictions || []).length) {
+      const ul = el("ul", { class: "tv-restrictions" });
+      for (const r of v.restrictions) ul.append(el("li", { text: r.text }));
+      info.append(el("div", {}, el("h4", { text: "In force" }), ul));
+    }
+    const als = v.alerts || [];
+    const alBox = el("div", { class: "tv-alerts" }, el("h4", { text: "This board's alerts" }));
+    if (!als.length) alBox.append(el("p", { class: "empty", text: "none" }));
+    else {
+      const ul = el("ul", {});
+      for (const x of als) {
+        ul.append(el("li", { class: x.open ? "open" : "closed", "data-alert-id": x.id },
+          el("b", { text: kindLabel(x.kind) }), " ", cardsNode(x.cards), " ",
+          el("span", { class: "citation", text: x.citation || "" }),
+          el("span", { class: "tv-alert-state", text: x.open ? (x.decided ? " · decided" : " · open") : " · closed" })));
+      }
+      alBox.append(ul);
+    }
+    info.append(alBox);
+    body.append(info);
+
+    const dd = el("div", { class: "tv-dd" });
+    const ddBtn = el("button", { class: "btn", type: "button", text: "double dummy from here" });
+    const ddOut = el("div", { class: "dd-out", "aria-live": "polite" });
+    ddBtn.addEventListener("click", () => doubleDummy(name, ddOut));
+    dd.append(ddBtn, el("a", { class: "btn btn-quiet", href: "report.html?table=" + encodeURIComponent(name) + (s.board !== undefined ? "&board=" + s.board : ""), target: "_blank", rel: "noopener", text: "this board's report" }), ddOut);
+    body.append(dd);
+    $("tv-body").replaceChildren(body);
+  }
+
+  function callNode(call) {
+    const c = String(call);
+    if (c === "P") return el("span", { text: "pass" });
+    if (c === "X") return el("span", { class: "dbl", text: "×" });
+    if (c === "XX") return el("span", { class: "dbl", text: "××" });
+    return contractNode(c, 0);
+  }
+
+  async function doubleDummy(name, out) {
+    out.replaceChildren(el("p", { class: "empty", text: "solving…" }));
+    let r;
+    try {
+      const resp = await fetch("dd.json?table=" + encodeURIComponent(name), { cache: "no-store" });
+      r = await resp.json();
+    } catch (e) {
+      out.replaceChildren(el("p", { class: "err", text: "no answer from the daemon" }));
+      return;
+    }
+    if (!r.ok) { out.replaceChildren(el("p", { class: "err", text: String(r.error) })); return; }
+    const lines = [el("p", { class: "dd-summary" },
+      "With best play from here, declarer's side takes ", el("b", { text: String(r.declarer_tricks) }), " tricks",
+      r.result === null || r.result === undefined ? "" : " (" + (r.result === 0 ? "made exactly" : r.result > 0 ? "made with " + r.result + " over" : "down " + (-r.result)) + ")",
+      "; " + seatName(r.on_play) + " to play, " + r.remaining + " tricks left.")];
+    const cards = el("p", { class: "dd-cards" }, el("span", { class: "label", text: seatName(r.on_play) + "'s cards → declarer's tricks: " }));
+    for (const c of r.cards || []) cards.append(el("span", { class: "dd-card" }, cardNode(c.card), "→" + (r.won ? (r.won[r.declarer === "N" || r.declarer === "S" ? "NS" : "EW"] || 0) + c.tricks : c.tricks)), " ");
+    lines.push(cards);
+    if (r.dd_table) {
+      const tbl = el("table", { class: "dd-table" });
+      tbl.append(el("tr", {}, el("th", { text: "the deal" }), ...["N", "S", "E", "W"].map((x) => el("th", { text: x }))));
+      for (const strain of ["N", "S", "H", "D", "C"]) {
+        tbl.append(el("tr", {}, el("th", {}, strain === "N" ? "NT" : el("span", { class: "suit-" + strain.toLowerCase(), text: SUIT_SYMBOLS[strain] })),
+          ...["N", "S", "E", "W"].map((x) => el("td", { text: String(r.dd_table[strain][x]) }))));
+      }
+      lines.push(tbl);
+    }
+    lines.push(el("p", { class: "note-small", text: "Double dummy: every card seen, best play by both sides; one thing a director weighs for an adjusted score (Laws 12C, 64C)." }));
+    out.replaceChildren(...lines);
   }
 
   // -- alerts -----------------------------------------------------------------
@@ -250,10 +441,12 @@
     const node = el("article", { class: "alert sev-" + sev, "data-alert-id": rec.id, "data-table": rec.table });
     node.append(el("header", {},
       el("span", { class: "where", text: "Table " + rec.table + (a.board !== undefined ? " · board " + a.board : "") }),
-      el("span", { class: "kind", text: words(a.kind) }),
+      el("span", { class: "kind", text: kindLabel(a.kind) }),
       el("span", { class: "sev", text: sev }),
       el("time", { text: clock(a.t) })));
     node.append(el("p", { class: "text", text: a.text || "" }));
+    const help = st.cat.kinds[a.kind]?.help;
+    if (help) node.append(el("details", { class: "kind-help" }, el("summary", { text: "what is " + kindLabel(a.kind).toLowerCase() + "?" }), el("p", { text: help })));
     const meta = el("p", { class: "meta" });
     if (a.citation) meta.append(el("span", { class: "citation", text: a.citation }));
     if (a.offender) meta.append(el("span", { class: "offender", text: "offender " + seatName(a.offender) + (a.role ? " (" + (ROLE_NAMES[a.role] || words(a.role)) + ")" : "") }));
@@ -301,20 +494,26 @@
   function optionControl(rec, opt) {
     const a = rec.alert;
     const wrap = el("span", { class: "option" });
-    const need = OPTION_NEEDS[opt];
+    const entry = optionEntry(opt);
+    const need = entry.needs;
     let pick = null;
-    if (need && need[0] === "suit") {
-      pick = el("select", { "aria-label": opt + " suit" });
-      if (!need[1]) pick.append(el("option", { value: "", text: "its suit" }));
+    if (need === "suit") {
+      pick = el("select", { "aria-label": entry.label + ": suit" });
+      if (!entry.required) pick.append(el("option", { value: "", text: "its suit" }));
       for (const s of ["S", "H", "D", "C"]) pick.append(el("option", { value: s, text: SUIT_SYMBOLS[s] + " " + SUIT_NAMES[s] }));
-    } else if (need && need[0] === "card") {
-      pick = el("select", { "aria-label": opt + " card" });
+    } else if (need === "card") {
+      pick = el("select", { "aria-label": entry.label + ": card" });
+      if (!entry.required) pick.append(el("option", { value: "", text: "the card" }));
       for (const c of a.cards || []) pick.append(el("option", { value: c, text: CARD_RE.test(c) ? SUIT_SYMBOLS[c[0]] + (c[1] === "T" ? "10" : c[1]) : c }));
+    } else if (need === "seat") {
+      pick = el("select", { "aria-label": entry.label + ": player" });
+      if (!entry.required) pick.append(el("option", { value: "", text: "whoever may" }));
+      for (const s of SEATS) pick.append(el("option", { value: s, text: seatName(s) }));
     }
-    const btn = el("button", { class: "btn btn-option", type: "button", "data-option": opt, text: OPTION_LABELS[opt] || words(opt) });
+    const btn = el("button", { class: "btn btn-option", type: "button", "data-option": opt, text: entry.label, title: entry.help || "" });
     btn.addEventListener("click", () => {
       const cmd = { type: "decide", alert: rec.id, option: opt };
-      if (pick && pick.value) cmd[need[0]] = pick.value;
+      if (pick && pick.value) cmd[need] = pick.value;
       send(rec, "decide", cmd);
     });
     wrap.append(btn);
@@ -374,16 +573,25 @@
   }
 
   // -- commands -----------------------------------------------------------------
+  function cmdTopic(table) {
+    const user = st.credentials && st.credentials.username;
+    return st.base + "/" + table + "/cmd" + (user ? "/by/" + user : "");
+  }
+
   function send(rec, action, cmd) {
     const req = "dash-" + st.clientId.slice(-8) + "-" + (++st.reqCount);
-    const topic = st.base + "/" + rec.table + "/cmd";
+    const topic = cmdTopic(rec.table);
     const entry = el("li", { class: "pending", text: action + (cmd.option ? " " + cmd.option : "") + ": sent (req " + req + ")" });
     rec.statusNode.append(entry);
     st.pending.set(req, { rec, action, option: cmd.option, entry, note: cmd.note });
     const payload = JSON.stringify({ ...cmd, req });
     if (!st.client || !st.client.connected) entry.append(" · queued until the broker is back");
     st.client?.publish(topic, payload, { qos: 1 }, (err) => {
-      if (err) { entry.className = "err"; entry.textContent = action + ": not sent: " + err.message; }
+      if (err) {
+        st.pending.delete(req);
+        entry.className = "err";
+        entry.textContent = "✗ " + action + ": not sent: " + (err.code === 135 ? "the broker does not let " + (st.credentials?.username || "you") + " act" : err.message);
+      }
     });
     logCmd("→ " + topic + " " + payload);
     setTimeout(() => {
@@ -423,7 +631,10 @@
   function cue(rec) {
     rec.node.classList.add("fresh");
     st.unseen += 1;
-    if (st.sound) beep(rec.alert.severity === "director" ? 2 : 1);
+    if (!st.sound) return;
+    beep(rec.alert.severity === "director" ? 2 : 1);
+    // a phone in a pocket: vibrate (only once the page has been touched, as browsers require)
+    if (navigator.vibrate && navigator.userActivation?.hasBeenActive) navigator.vibrate(rec.alert.severity === "director" ? [200, 100, 200] : 200);
   }
   function seen() {
     if (!st.unseen) return;
@@ -431,8 +642,18 @@
     for (const n of document.querySelectorAll(".alert.fresh")) n.classList.remove("fresh");
     updateCounts();
   }
+  // Browsers let a page make sound only after a user gesture: the audio context is made
+  // at the first one (a tap on the cue button, or any tap once the cue was left on).
+  function audio() {
+    if (!st.audio && navigator.userActivation?.hasBeenActive) {
+      const Ctx = window.AudioContext || window.webkitAudioContext;
+      if (Ctx) st.audio = new Ctx();
+    }
+    if (st.audio && st.audio.state === "suspended") st.audio.resume();
+    return st.audio;
+  }
   function beep(times) {
-    const ctx = st.audio;
+    const ctx = audio();
     if (!ctx) return;
     let t = ctx.currentTime + 0.02;
     for (let i = 0; i < times; i++) {
@@ -449,17 +670,13 @@
       t += 0.25;
     }
   }
-  function toggleSound() {
+  function toggleSound(ev, quiet) {
     st.sound = !st.sound;
-    if (st.sound && !st.audio) {
-      const Ctx = window.AudioContext || window.webkitAudioContext;
-      if (Ctx) st.audio = new Ctx();
-    }
-    st.audio?.resume?.();
+    store("local")?.setItem(CUE_KEY, st.sound ? "on" : "off");
     const b = $("sound");
-    b.textContent = st.sound ? "♪ sound on" : "♪ sound off";
+    b.textContent = st.sound ? "♪ cue on" : "♪ cue off";
     b.setAttribute("aria-pressed", String(st.sound));
-    if (st.sound) beep(1);
+    if (st.sound && !quiet) beep(1);
   }
 
   function updateCounts() {
@@ -480,14 +697,84 @@
     } else list.querySelector(".empty")?.remove();
   }
 
-  // -- the connection -------------------------------------------------------------
+  // -- the record ---------------------------------------------------------------------
+  async function loadRecord() {
+    const q = $("record-q").value.trim();
+    const qs = q ? "?q=" + encodeURIComponent(q) : "";
+    $("record-print").href = "report.html" + qs;
+    $("record-json").href = "record.json" + qs;
+    const list = $("record-list");
+    list.replaceChildren(el("p", { class: "empty", text: "loading…" }));
+    let r;
+    try {
+      const resp = await fetch("record.json" + qs, { cache: "no-store" });
+      r = await resp.json();
+    } catch (e) {
+      list.replaceChildren(el("p", { class: "err", text: "no record from the daemon" }));
+      return;
+    }
+    const boards = (r.boards || []).filter((b) => shown(b.table));
+    if (!boards.length) { list.replaceChildren(el("p", { class: "empty", text: q ? "nothing matches “" + q + "”" : "nothing recorded yet" })); return; }
+    const out = [];
+    let evening = null;
+    for (const b of boards) {
+      if (b.evening !== evening) { evening = b.evening; out.push(el("h3", { class: "rec-evening", text: "Evening of " + evening })); }
+      const box = el("article", { class: "rec-board", "data-table": b.table, "data-board": b.board });
+      box.append(el("header", {}, el("b", { text: "Table " + b.table + " · board " + b.board }), " ",
+        b.contract ? el("span", {}, contractNode(b.contract, b.doubled), b.declarer ? " by " + seatName(b.declarer) : "") : "",
+        el("a", { class: "btn btn-quiet", href: "report.html?table=" + encodeURIComponent(b.table) + "&board=" + b.board, target: "_blank", rel: "noopener", text: "print" })));
+      const ul = el("ul", { class: "rec-rulings" });
+      for (const x of b.rulings || []) {
+        if (x.severity === "info") continue;
+        const li = el("li", { "data-alert-id": x.id }, el("b", { text: x.id + " " + kindLabel(x.kind) }), " ", cardsNode(x.cards), " ",
+          el("span", { class: "citation", text: x.citation || "" }));
+        const ds = el("ul", { class: "rec-decisions" });
+        for (const d of x.decisions || []) {
+          const what = d.action === "resolve" ? "resolved" + (d.note ? ": " + d.note : "") : "decided " + optionEntry(d.option).label + (d.suit ? " " + SUIT_SYMBOLS[d.suit] : "") + (d.card ? " " + d.card : "") + (d.seat ? " " + seatName(d.seat) : "");
+          ds.append(el("li", { class: d.refused ? "refused" : "" }, el("time", { text: clock(d.t) }), " ", el("b", { class: "by", text: d.by || "no login" }), " " + what + (d.refused ? " (refused: " + d.refused + ")" : "")));
+        }
+        if (!(x.decisions || []).length) ds.append(el("li", { class: "empty", text: "no decision or note yet" }));
+        li.append(ds);
+        ul.append(li);
+      }
+      if (!ul.children.length) ul.append(el("li", { class: "empty", text: "no rulings" }));
+      box.append(ul);
+      out.push(box);
+    }
+    list.replaceChildren(...out);
+  }
+
+  // -- the connection and the login -----------------------------------------------------
   function setConn(kind, text) {
     const c = $("conn");
     c.className = "pill pill-" + kind;
     c.textContent = text;
     const banner = $("banner");
-    banner.hidden = kind === "ok" || kind === "wait";
+    banner.hidden = kind === "ok" || kind === "wait" || kind === "login";
     if (!banner.hidden) banner.textContent = text + ": the page shows what it knew; it reconnects by itself.";
+  }
+
+  function setRole(role) {
+    st.role = role;
+    document.body.classList.toggle("role-viewer", role === "viewer");
+    document.body.classList.toggle("role-director", role === "director");
+    const r = $("role");
+    const user = st.credentials?.username;
+    r.hidden = role === null;
+    r.className = "pill " + (role === "director" ? "pill-ok" : "pill-unknown");
+    r.textContent = (user ? user + " · " : "") + (role || "");
+    r.title = role === "viewer" ? "the broker lets this login see, not act" : "the broker lets this login act on alerts";
+  }
+
+  // Who may act is the broker's ACL, not the page's: a command published (MQTT v5, QoS 1)
+  // to a table that does not exist, under the login's own name, is acknowledged when the
+  // ACL lets the login command and refused "not authorized" (0x87) when it does not. The
+  // daemon answers it "no table here" and journals nothing.
+  function probeRole(client) {
+    const user = st.credentials?.username;
+    if (!user || (st.cfg.mqtt_version || 5) < 5) { setRole("director"); return; }
+    client.publish(st.base + "/~role/cmd/by/" + user, JSON.stringify({ type: "whoami", req: "role-" + st.clientId }), { qos: 1 },
+      (err) => setRole(err && err.code === 135 ? "viewer" : "director"));
   }
 
   function brokerUrl(template) {
@@ -504,8 +791,7 @@
     try {
       data = JSON.parse(new TextDecoder().decode(payload));
     } catch (e) {
-      console.warn("not JSON on", topic);
-      return;
+      return; // not ours to show
     }
     if (parts.length === 2 && parts[0] === "bridge" && parts[1] === "state") {
       const online = data && data.state === "online";
@@ -515,6 +801,7 @@
       return;
     }
     const name = parts[0];
+    if (name.startsWith("~")) return;
     if (parts.length === 2 && parts[1] === "state") {
       table(name).state = data;
       renderTable(name);
@@ -530,19 +817,30 @@
     }
   }
 
+  function askLogin(why) {
+    setConn("login", "log in");
+    setRole(null);
+    $("login").hidden = false;
+    $("layout").hidden = true;
+    if (why) $("login-why").textContent = why;
+    const user = $("login-user");
+    if (!user.value && st.cfg.username) user.value = st.cfg.username;
+    (user.value ? $("login-pass") : user).focus();
+  }
+
   function connect() {
     const cfg = st.cfg;
     const url = brokerUrl(cfg.broker_url);
     const opts = {
       clientId: st.clientId,
       clean: true,
-      protocolVersion: cfg.mqtt_version || 4,
+      protocolVersion: cfg.login === false ? (cfg.mqtt_version || 4) : (cfg.mqtt_version || 5),
       reconnectPeriod: 2000,
       connectTimeout: 5000,
       keepalive: 20,
       resubscribe: true,
     };
-    const creds = st.credentials || (cfg.username ? { username: cfg.username, password: cfg.password } : null);
+    const creds = st.credentials;
     if (creds) { opts.username = creds.username; if (creds.password) opts.password = creds.password; }
     setConn("wait", "connecting to " + url + "…");
     const client = window.mqtt.connect(url, opts);
@@ -550,9 +848,13 @@
     client.on("connect", () => {
       setConn("ok", "broker connected");
       $("login").hidden = true;
+      $("layout").hidden = false;
+      $("logout").hidden = !creds;
+      if (creds) store("session")?.setItem(LOGIN_KEY, JSON.stringify(creds));
       const b = st.base;
       client.subscribe([b + "/bridge/state", b + "/+/state", b + "/+/readers/+", b + "/+/alert",
         b + "/+/cmd/response"], { qos: 1 });
+      probeRole(client);
     });
     client.on("reconnect", () => setConn("wait", "reconnecting…"));
     client.on("close", () => { if (!client.disconnecting) setConn("bad", "broker connection lost"); });
@@ -560,36 +862,69 @@
     client.on("error", (err) => {
       const code = err && err.code;
       if (code === 4 || code === 5 || code === 134 || code === 135) {
-        setConn("bad", "the broker refused the login");
         client.end(true);
-        $("login").hidden = false;
+        store("session")?.removeItem(LOGIN_KEY);
+        st.credentials = null;
+        askLogin("The broker refused that user name or password.");
       }
     });
     client.on("message", onMessage);
   }
 
+  function logout() {
+    store("session")?.removeItem(LOGIN_KEY);
+    st.credentials = null;
+    st.client?.end(true);
+    st.client = null;
+    $("logout").hidden = true;
+    $("login-pass").value = "";
+    askLogin("Logged out.");
+  }
+
   async function main() {
     $("sound").addEventListener("click", toggleSound);
     $("unseen").addEventListener("click", seen);
-    $("filter").addEventListener("change", (ev) => { st.filter = ev.target.value; applyFilter(); });
+    $("logout").addEventListener("click", logout);
+    $("tv-close").addEventListener("click", () => openView(null));
+    $("filter").addEventListener("change", (ev) => setFilter(ev.target.value));
+    $("mine-edit").addEventListener("click", () => {
+      const box = $("mine");
+      box.hidden = !box.hidden;
+      $("mine-edit").setAttribute("aria-expanded", String(!box.hidden));
+    });
+    $("record-box").addEventListener("toggle", () => { if ($("record-box").open) loadRecord(); });
+    $("record-form").addEventListener("submit", (ev) => { ev.preventDefault(); loadRecord(); });
     $("login").addEventListener("submit", (ev) => {
       ev.preventDefault();
-      st.credentials = { username: $("login-user").value, password: $("login-pass").value };
+      st.credentials = { username: $("login-user").value.trim(), password: $("login-pass").value };
       st.client?.end(true);
       connect();
     });
     document.addEventListener("keydown", seen);
+    try { st.mine = new Set(JSON.parse(store("local")?.getItem(MINE_KEY) || "[]").map(String)); } catch (e) { st.mine = new Set(); }
+    st.filter = store("local")?.getItem(MINE_KEY + ".filter") || "";
+    if (store("local")?.getItem(CUE_KEY) === "on") toggleSound(null, true);
     try {
-      const r = await fetch("config.json", { cache: "no-store" });
-      st.cfg = await r.json();
+      const [cfg, cat] = await Promise.all([
+        fetch("config.json", { cache: "no-store" }).then((r) => r.json()),
+        fetch("catalogue.json", { cache: "no-store" }).then((r) => r.json()),
+      ]);
+      st.cfg = cfg;
+      st.cat = { kinds: cat.kinds || {}, options: cat.options || {} };
     } catch (e) {
-      setConn("bad", "no config.json from the daemon");
+      setConn("bad", "no config.json or catalogue.json from the daemon");
       return;
     }
     st.base = String(st.cfg.base || "tablesense");
     for (const t of st.cfg.tables || []) { table(String(t)); renderTable(String(t)); }
+    refreshFilterOptions();
+    $("filter").value = st.filter;
+    applyFilter();
     if (!window.mqtt) { setConn("bad", "mqtt.min.js did not load"); return; }
-    connect();
+    if (st.cfg.login === false) { connect(); return; }
+    try { st.credentials = JSON.parse(store("session")?.getItem(LOGIN_KEY) || "null"); } catch (e) { st.credentials = null; }
+    if (st.credentials && st.credentials.username) connect();
+    else askLogin();
   }
 
   window.tablesenseDashboard = st; // for a look from the browser's console
