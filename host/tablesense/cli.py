@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from tablesense import __version__
 
-COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports", "export", "codes", "demo", "sim",
-                             "maint")
+COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports", "export", "record", "codes",
+                              "demo", "sim", "maint")
 
 
 def build_parser() -> argparse.ArgumentParser:

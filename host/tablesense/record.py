@@ -111,13 +111,14 @@ class Problem:
         return f"{self.path}: line {self.line}: field {self.field}: {self.message}"
 
 
-def table_record(lines: Iterable[str], table: str, code: str | None = None,
+def table_record(lines: Iterable[str], table: str | None, code: str | None = None,
                  path: str = "<journal>", until: int | None = None,
                  ) -> tuple[list[BoardRecord], list[Problem]]:
     """The boards of one table's journal, with rulings and decisions.
 
-    ``until``: the journal is live, read at this time (ms, the journal's
-    clock); None: it is finished.
+    ``table``: the table the journal is of (its boards' ``table`` must
+    match); None takes each board's own. ``until``: the journal is live,
+    read at this time (ms, the journal's clock); None: it is finished.
     """
     engine = Engine(table=table, code=code, codes=CODES)
     boards: list[BoardRecord] = []
@@ -141,12 +142,19 @@ def table_record(lines: Iterable[str], table: str, code: str | None = None,
         except EventError as exc:
             problems.append(Problem(path, no, exc.field, exc.message))
             continue
+        if isinstance(event, BoardStart) and current is not None:
+            # the board before it ends here: its open incidents close (as replay does)
+            for r in engine.flush():
+                current.rulings.append(RuledIncident(r.to_json()))
+            _result(current, engine)
         answered = set(engine.answered)
         try:
             rulings = engine.apply(event)
             refused = None
         except EngineError as exc:
             rulings, refused = [], str(exc)
+        if refused is not None and not isinstance(event, Decide | Resolve):
+            problems.append(Problem(path, no, "type", refused))
         target: str | None = None
         if isinstance(event, Decide):
             # the ruling the engine applied it to: the one it marked answered, else the
@@ -156,7 +164,7 @@ def table_record(lines: Iterable[str], table: str, code: str | None = None,
             target = event.alert or (newly.pop() if len(newly) == 1 else
                                      _open_offering(engine, event.option))
         if isinstance(event, BoardStart) and refused is None:
-            current = BoardRecord(table=table, board=event.board, evening=evening_of(event.t),
+            current = BoardRecord(table=event.table, board=event.board, evening=evening_of(event.t),
                                   started=event.t, code=engine.law.id, dealer=event.dealer,
                                   vul=event.vul)
             boards.append(current)
@@ -209,18 +217,19 @@ def _attach(board: BoardRecord, by_id: dict[str, RuledIncident], target: str | N
 
 
 def build(journals: dict[str, tuple[Path, str | None]], until: int | None = None,
-          ) -> tuple[list[BoardRecord], list[Problem]]:
+          any_table: bool = False) -> tuple[list[BoardRecord], list[Problem]]:
     """Every board of every table: ``{table: (journal path, code or None)}``.
 
     A journal that does not exist yet is a table that has not played;
-    ``until`` as for :func:`table_record`.
+    ``until`` as for :func:`table_record`; ``any_table``: the keys are only
+    labels, each board names its table.
     """
     boards: list[BoardRecord] = []
     problems: list[Problem] = []
     for table, (path, code) in journals.items():
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
-                b, p = table_record(f, table, code, str(path), until)
+                b, p = table_record(f, None if any_table else table, code, str(path), until)
         except FileNotFoundError:
             continue
         except OSError as exc:

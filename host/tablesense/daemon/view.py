@@ -62,7 +62,9 @@ def view(snap: dict[str, Any]) -> dict[str, Any]:
     cards: dict[str, dict[str, Any]] = snap.get("cards") or {}
     rulings: list[dict[str, Any]] = snap.get("rulings") or []
     closed = set(snap.get("closed") or [])
-    answered = set(snap.get("answered") or [])
+    # decided: the engine closed its options, or a restriction it chose is in force
+    answered = set(snap.get("answered") or []) | {
+        r.get("ruling") for r in snap.get("restrictions") or []}
     trick = [list(p) for p in snap.get("trick") or []]
     in_trick = {c for _, c in trick}
     held: dict[str, list[str]] = snap.get("held") or {}
