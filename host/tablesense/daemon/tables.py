@@ -202,7 +202,17 @@ class TableRuntime:
             # held for a RESEND). (The engine must also take time in the same order
             # in apply() as in tick(): see the xfail in tests/test_faults.py.)
             self.journal.last_t = max(self.journal.last_t, now)
+            before = self._shape()
             self._alerts(self.engine.tick(now))
+            if self._shape() != before:  # time alone played a card (its dwell is over)
+                self.dirty = True
+
+    def _shape(self) -> tuple[object, ...]:
+        """What time can change in the published state without an event: the play."""
+        b = self.engine.board
+        if b is None:
+            return ()
+        return (b.phase, len(b.trick), len(b.tricks), len(self.engine.rulings), b.turn)
 
     def maybe_sync(self) -> None:
         """The journal's interval fsync (core thread, each state interval); never raises."""

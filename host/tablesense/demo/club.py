@@ -341,8 +341,13 @@ class Club:
                                        for k, s in enumerate(SEATS)}}
                        for i, t in enumerate(self.tables)},
         }
+        # the embedded broker is anonymous: the page connects without asking; a broker of
+        # one's own with a login in its URL (--broker mqtt://user:pw@host) has logins, and
+        # the page asks each director for his
+        login = self.opts.broker is not None and "@" in self.opts.broker
         if self.opts.dashboard:
-            config["dashboard"] = {"port": self.opts.port, "broker_url": dash_url}
+            config["dashboard"] = {"port": self.opts.port, "broker_url": dash_url,
+                                   "login": login}
         from tablesense.daemon.core import Daemon  # imports paho: only when running
 
         daemon = Daemon(parse_config(config, source="demo", base_dir=self.journal_dir))
@@ -352,7 +357,7 @@ class Club:
             daemon.outbox.close()
             if not self.opts.dashboard or self.opts.port == 0:
                 raise
-            config["dashboard"] = {"port": 0, "broker_url": dash_url}
+            config["dashboard"] = {"port": 0, "broker_url": dash_url, "login": login}
             daemon = Daemon(parse_config(config, source="demo", base_dir=self.journal_dir))
             daemon.start()
         self.daemon = daemon

@@ -45,6 +45,7 @@
     filter: "",
     mine: new Set(),
     viewing: null, // the table shown in the table view
+    dd: null, // the last double-dummy analysis: {table, key, pending, result}
     audio: null,
     sound: false,
     unseen: 0,
@@ -152,9 +153,8 @@
       box.addEventListener("change", () => {
         if (box.checked) st.mine.add(n); else st.mine.delete(n);
         store("local")?.setItem(MINE_KEY, JSON.stringify([...st.mine]));
-        st.filter = $("filter").value = "mine";
         refreshFilterOptions();
-        applyFilter();
+        setFilter("mine");
       });
       return el("label", { class: "mine-item" }, box, "table " + n);
     }));
@@ -370,7 +370,8 @@
     const dd = el("div", { class: "tv-dd" });
     const ddBtn = el("button", { class: "btn", type: "button", text: "double dummy from here" });
     const ddOut = el("div", { class: "dd-out", "aria-live": "polite" });
-    ddBtn.addEventListener("click", () => doubleDummy(name, ddOut));
+    ddBtn.addEventListener("click", () => doubleDummy(name));
+    showDD(name, ddOut, s);
     dd.append(ddBtn, el("a", { class: "btn btn-quiet", href: "report.html?table=" + encodeURIComponent(name) + (s.board !== undefined ? "&board=" + s.board : ""), target: "_blank", rel: "noopener", text: "this board's report" }), ddOut);
     body.append(dd);
     $("tv-body").replaceChildren(body);
@@ -384,16 +385,30 @@
     return contractNode(c, 0);
   }
 
-  async function doubleDummy(name, out) {
-    out.replaceChildren(el("p", { class: "empty", text: "solving…" }));
+  // The view is drawn again at every state message: the analysis is kept apart, with the
+  // position it was made from, and drawn from there.
+  function positionKey(s) {
+    return JSON.stringify([s.board, s.played ? s.played.length : 0, s.trick || []]);
+  }
+  async function doubleDummy(name) {
+    const s = table(name).state || {};
+    st.dd = { table: name, key: positionKey(s), pending: true };
+    renderView();
     let r;
     try {
       const resp = await fetch("dd.json?table=" + encodeURIComponent(name), { cache: "no-store" });
       r = await resp.json();
     } catch (e) {
-      out.replaceChildren(el("p", { class: "err", text: "no answer from the daemon" }));
-      return;
+      r = { ok: false, error: "no answer from the daemon" };
     }
+    if (st.dd && st.dd.table === name) { st.dd.pending = false; st.dd.result = r; }
+    renderView();
+  }
+  function showDD(name, out, s) {
+    const d = st.dd;
+    if (!d || d.table !== name) return;
+    if (d.pending) { out.replaceChildren(el("p", { class: "empty", text: "solving…" })); return; }
+    const r = d.result;
     if (!r.ok) { out.replaceChildren(el("p", { class: "err", text: String(r.error) })); return; }
     const lines = [el("p", { class: "dd-summary" },
       "With best play from here, declarer's side takes ", el("b", { text: String(r.declarer_tricks) }), " tricks",
@@ -411,6 +426,7 @@
       }
       lines.push(tbl);
     }
+    if (d.key !== positionKey(s)) lines.unshift(el("p", { class: "err", text: "The play has moved on since: solve again for the position now." }));
     lines.push(el("p", { class: "note-small", text: "Double dummy: every card seen, best play by both sides; one thing a director weighs for an adjusted score (Laws 12C, 64C)." }));
     out.replaceChildren(...lines);
   }
