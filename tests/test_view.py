@@ -73,10 +73,11 @@ def test_restrictions_after_a_decision() -> None:
     eng.tick(10**9)
     rid = eng.snapshot()["obligations"][0]["id"]
     eng.apply(parse_event({"v": 1, "t": 10**9 + 1, "type": "decide", "alert": rid,
-                           "option": "require-lead-suit", "suit": "H"}))
+                           "option": "require-lead-suit", "suit": honour[0]}))
     v = table_state(eng.snapshot())["view"]
     texts = [r["text"] for r in v["restrictions"]]
-    assert texts == [f"East must lead hearts at his next lead (alert {rid})"]
+    suit = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}[honour[0]]
+    assert texts == [f"East must lead {suit} at his next lead (alert {rid})"]
     assert v["alerts"][0]["decided"] is True
 
 
