@@ -65,6 +65,8 @@ def test_defaults_and_relative_paths(tmp_path: Path) -> None:
     ('version = 1\n[broker]\npassword = "x"\n',
      "config.toml: broker.username: a password needs a username"),
     ('version = 1\n[broker.tls]\ncert = "c.pem"\n', "config.toml: broker.tls.key: cert and key"),
+    ('version = 1\n[dashboard]\nport = 8080\nusername = "d"\npassword = "x"\n',
+     "config.toml: dashboard.password: the dashboard asks each director for his password"),
     ('version = 1\n[broker.tls]\ninsecure = "yes"\n',
      "config.toml: broker.tls.insecure: expected true or false, got 'yes'"),
     ('version = 1\n[readers]\nbackoff_initial_ms = 500\nbackoff_max_ms = 100\n',

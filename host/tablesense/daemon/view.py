@@ -14,8 +14,9 @@ state payload"), built here so the engine stays a pure rules engine:
   cards exposed in the auction, other exposures (with the ruling that
   covers them, or ``status: "exposed"`` while no ruling has been made yet);
 - ``trick``: the current trick (``leader``, ``cards`` as ``[seat, card]``,
-  ``number`` 1..13), ``tricks`` won by each side, the ``auction`` and
-  contract, whose turn;
+  ``number`` 1..13, and ``pending``: cards sensed face up in a trick zone
+  that the engine has not counted as played yet), ``tricks`` won by each
+  side, the ``auction`` and contract, whose turn;
 - ``restrictions``: lead and play restrictions in force, as text;
 - ``alerts``: this board's rulings of severity ``penalty``/``director``,
   each with ``open`` (neither resolved nor superseded) and ``decided``.
@@ -81,7 +82,13 @@ def view(snap: dict[str, Any]) -> dict[str, Any]:
     played = len(snap.get("played") or [])
     complete = len(trick) == 4
     leader = snap.get("trick_leader") or (trick[0][0] if trick else None)
-    view_trick = {"leader": leader, "cards": trick,
+    # cards sensed face up in a trick zone that the engine has not counted yet (it
+    # counts a card once it has rested there: tracker.Tuning): shown at once, marked
+    done = {c for plays, _ in snap.get("played") or [] for _, c in plays} | in_trick
+    pending = sorted(([p.get("seat"), c] for c, p in cards.items()
+                      if p.get("zone") == "trick" and p.get("face") == "up" and c not in done),
+                     key=lambda x: (SEATS.index(x[0]) if x[0] in SEATS else 9, x[1]))
+    view_trick = {"leader": leader, "cards": trick, "pending": pending,
                   "number": played if complete else played + (1 if trick else 0)}
 
     return {

@@ -313,8 +313,12 @@
     const spots = el("div", { class: "tv-spots" });
     for (const seat of SEATS) {
       const play = (tr.cards || []).find((p) => p[0] === seat);
-      spots.append(el("div", { class: "tv-spot tv-spot-" + seat.toLowerCase(), "data-seat": seat },
-        play ? cardNode(play[1]) : null, play && tr.leader === seat ? el("span", { class: "led", text: "led" }) : null));
+      // a card sensed in the trick zone before the engine counts it: shown, marked "sensed"
+      const sensed = play ? null : (tr.pending || []).find((p) => p[0] === seat);
+      spots.append(el("div", { class: "tv-spot tv-spot-" + seat.toLowerCase() + (sensed ? " pending" : ""), "data-seat": seat },
+        play ? cardNode(play[1]) : sensed ? cardNode(sensed[1]) : null,
+        play && tr.leader === seat ? el("span", { class: "led", text: "led" }) : null,
+        sensed ? el("span", { class: "led", text: "sensed" }) : null));
     }
     mid.append(spots);
     const tk = v.tricks || {};
