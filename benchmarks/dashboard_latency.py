@@ -38,13 +38,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import paho.mqtt.client as mqtt  # noqa: E402
-from harness import ReaderPool, SimReader, free_port, wait_port  # noqa: E402
-from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
+import paho.mqtt.client as mqtt
+from harness import ReaderPool, SimReader, free_port, wait_port
+from paho.mqtt.enums import CallbackAPIVersion
 
-from tablesense.daemon.config import parse_config  # noqa: E402
-from tablesense.daemon.core import Daemon  # noqa: E402
-from tablesense.robots import deal  # noqa: E402
+from tablesense.daemon.config import parse_config
+from tablesense.daemon.core import Daemon
+from tablesense.robots import deal
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
