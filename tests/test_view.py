@@ -45,7 +45,7 @@ def test_hands_in_suit_order_trick_and_penalty_card() -> None:
     v = state["view"]
     assert [c["card"] for c in v["hands"]["N"]] == sorted(hands["N"], key=card_key)
     assert lead not in [c["card"] for c in v["hands"]["E"]]  # played
-    assert v["trick"] == {"leader": "E", "cards": [["E", lead]], "number": 1}
+    assert v["trick"] == {"leader": "E", "cards": [["E", lead]], "number": 1, "pending": []}
     assert v["auction"]["contract"] == "2S" and v["auction"]["declarer"] == "N"
     assert len(v["auction"]["calls"]) == 6
     lying = {x["card"]: x for x in v["lying"]}
@@ -54,6 +54,21 @@ def test_hands_in_suit_order_trick_and_penalty_card() -> None:
     assert lying[hands["S"][0]]["status"] == "dummy"  # S is dummy: the display
     assert [a["kind"] for a in v["alerts"]] == ["major-penalty-card"]
     assert v["alerts"][0]["open"] is True
+
+
+def test_a_card_in_the_trick_zone_shows_before_it_counts() -> None:
+    hands = deal(random.Random(6))
+    lead = hands["E"][0]
+    eng = Engine(table="1", codes=CODES)
+    for i, e in enumerate(bid_2s(hands)):
+        eng.apply(parse_event({"v": 1, "t": 1000 + i * 2000, **e}))
+    eng.apply(parse_event({"v": 1, "t": 20_000, "type": "observe", "seat": "E", "card": lead,
+                           "zone": "trick", "face": "up"}))
+    trick = table_state(eng.snapshot())["view"]["trick"]  # its dwell is not over yet
+    assert trick["cards"] == [] and trick["pending"] == [["E", lead]]
+    eng.tick(30_000)
+    trick = table_state(eng.snapshot())["view"]["trick"]
+    assert trick["cards"] == [["E", lead]] and trick["pending"] == []
 
 
 def test_a_card_face_up_before_its_ruling_shows_as_exposed() -> None:
