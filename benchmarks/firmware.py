@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/firmware.py [--repeat 5] [--scans 200] [--frames 3000]
 
 Runs, ``--repeat`` times each, the firmware's own benchmark
-(``firmware/sim/bench.py``: a steady scan of 13 hand cards and one table card
+(``firmware/sim/bench.py``: a steady scan of 13 table cards and one trick card
 through the simulated MFRC522s and SPI bus, and the loop alone with a canned
 scanner) and ``benchmarks/firmware_vm.py`` (``Reader.send`` into a null
 stream, unsigned and signed, and a scan in which all 14 cards move). Prints

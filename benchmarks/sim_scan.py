@@ -1,0 +1,75 @@
+"""Scan time on the simulated RFID hardware (virtual clock), for BENCHMARKS.md.
+
+    .venv/bin/python benchmarks/sim_scan.py
+
+A steady scan of the firmware's RfidScanner over the sim's chips (trick,
+table, floor; one field at a time), in CPython: the virtual ms each scan
+takes, with the SPI overhead and the settle time as modelled, and with each
+set to 0 (what remains is air time). Deterministic: the same every run.
+These are simulated figures, not measurements of a board.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "firmware"))
+import tablesense.codec  # noqa: E402
+
+sys.modules.setdefault("codec", tablesense.codec)
+
+import sim.rc522 as rc  # noqa: E402
+from cards import CardMap  # noqa: E402
+from reader import Reader  # noqa: E402
+from sim.main import ZONES, rfid_hardware  # noqa: E402
+from sim.world import WDT, World  # noqa: E402
+from zones import RfidScanner  # noqa: E402
+
+
+class Null:
+    def write(self, b: bytes) -> int:
+        return len(b)
+
+
+def scan_ms(table_cards: int, spi_call_us: float = 20, settle_ms: int = 5) -> float:
+    saved = rc.SPI_CALL_US
+    rc.SPI_CALL_US = spi_call_us
+    try:
+        dummy = [s + r for s in "SH" for r in "AKQJT98"][:table_cards]
+        events: list[dict[str, Any]] = [{"t": 0, "card": c, "zone": "table"} for c in dummy]
+        events.append({"t": 0, "card": "C2", "zone": "trick"})
+        chips, ants, clock, _ = rfid_hardware(ZONES)
+        world = World("N", events, chips)
+        world.advance(0)
+        sc = RfidScanner(ants, CardMap(), settle_ms=settle_ms)
+        rd = Reader(sc, Null(), None, scan_ms=20, debounce_ms=0, wdt=WDT())
+        sc.init()
+
+        def settle(ms: int) -> None:
+            clock.advance(ms * 1000)
+
+        rd.scan_sync(settle)  # the first scan reads tag memory; steady state after
+        t0 = clock.us
+        rd.scan_sync(settle)
+        return float(clock.us - t0) / 1000
+    finally:
+        rc.SPI_CALL_US = saved
+
+
+def main() -> None:
+    rows = [
+        ("13 cards on the table, 1 on the trick", scan_ms(13)),
+        ("the same, SPI overhead 0", scan_ms(13, 0)),
+        ("the same, SPI overhead 0 and no settle: air time alone", scan_ms(13, 0, 0)),
+        ("5 cards on the table, 1 on the trick", scan_ms(5)),
+        ("no card on the table, 1 on the trick", scan_ms(0)),
+    ]
+    for name, ms in rows:
+        print(f"{name}: {ms:.1f} ms (simulated)")
+
+
+if __name__ == "__main__":
+    main()
