@@ -45,6 +45,17 @@ def encode_pages(card):
     return MAGIC + card.encode()
 
 
+def tag_state(raw):
+    """(card or None, deck or None, locked) from 16 bytes READ at page 2 (pages 2-5).
+
+    Page 2 bytes 2-3 are the static lock bytes (L4, L5: bits 4, 5 of byte 2);
+    page 4 holds "TS" + the card, page 5 the deck id (u16 LE; 0xFFFF none).
+    """
+    card = decode_pages(raw[8:12])
+    deck = raw[12] | (raw[13] << 8)
+    return card, (None if card is None or deck == 0xFFFF else deck), raw[2] & 0x30 == 0x30
+
+
 class CardMap:
     def __init__(self, uids=None, learn=True, max_learned=MAX_LEARNED):
         self._m = dict(uids) if uids else {}

@@ -56,6 +56,8 @@ SEL_CL1 = const(0x93)
 SEL_CL2 = const(0x95)
 HLTA = const(0x50)
 NTAG_READ = const(0x30)
+NTAG_WRITE = const(0xA2)
+WRITE_TIMEOUT_MS = const(10)  # an NTAG WRITE answers after its EEPROM write (~4 ms)
 CASCADE_TAG = const(0x88)
 # transceive outcomes
 OK = const(0)
@@ -150,15 +152,18 @@ class MFRC522:
             raise MFRC522Error(f"version register {v:#04x}")
         self.clone = v in CLONE_VERSIONS
         # timer: 13.56 MHz / (2*169+1) = 40 kHz, 25 us a tick; TAuto starts it on send
-        ticks = self.timeout_ms * 40
         self._wr(_TMODE, 0x80)
         self._wr(_TPRESCALER, 0xA9)
-        self._wr(_TRELOADH, ticks >> 8)
-        self._wr(_TRELOADL, ticks & 0xFF)
+        self._timer(self.timeout_ms)
         self._wr(_TXASK, 0x40)  # 100 % ASK
         self._wr(_MODE, 0x3D)  # CRC preset 0x6363 (unused: CRC in software)
         self.field(False)
         return v
+
+    def _timer(self, ms):
+        ticks = ms * 40
+        self._wr(_TRELOADH, ticks >> 8)
+        self._wr(_TRELOADL, ticks & 0xFF)
 
     def field(self, on):
         """Antenna drivers TX1/TX2 on or off. Off unpowers every tag (back to IDLE)."""
@@ -301,20 +306,37 @@ class MFRC522:
         old = self._rd(_RFCFG)
         errors = self.errors
         self._wr(_RFCFG, (old & 0x8F) | ((gain & 7) << 4))
-        ok = self.transceive(bytes((WUPA,)), 7)[0] != NOTAG
+        ok = self.select_uid(uid)
         if ok:
-            parts = ((SEL_CL1, bytes((CASCADE_TAG,)) + uid[:3]), (SEL_CL2, uid[3:7])) \
-                if len(uid) == 7 else ((SEL_CL1, uid[:4]),)
-            for sel, part in parts:
-                cl = bytearray(part)
-                cl.append(cl[0] ^ cl[1] ^ cl[2] ^ cl[3])
-                if self._select(sel, cl) < 0:
-                    ok = False
-                    break
             self.halt()
         self._wr(_RFCFG, old)
         self.errors = errors
         return ok
+
+    def select_uid(self, uid):
+        """WUPA, then SELECT tag ``uid`` at each cascade level; True when it answered."""
+        if self.transceive(bytes((WUPA,)), 7)[0] == NOTAG:
+            return False
+        parts = ((SEL_CL1, bytes((CASCADE_TAG,)) + uid[:3]), (SEL_CL2, uid[3:7])) \
+            if len(uid) == 7 else ((SEL_CL1, uid[:4]),)
+        for sel, part in parts:
+            cl = bytearray(part)
+            cl.append(cl[0] ^ cl[1] ^ cl[2] ^ cl[3])
+            if self._select(sel, cl) < 0:
+                return False
+        return True
+
+    def write_page(self, page, data):
+        """NTAG WRITE of 4 bytes to ``page`` of the selected tag; True on its ACK."""
+        frame = bytearray((NTAG_WRITE, page))
+        frame.extend(data)
+        frame.extend(crc_a(frame))
+        self._timer(WRITE_TIMEOUT_MS)
+        try:
+            st, rx, _ = self.transceive(frame)
+        finally:
+            self._timer(self.timeout_ms)
+        return st == OK and len(rx) == 1 and rx[0] & 0x0F == 0x0A
 
     def inventory(self, want_pages=None, page=4, max_tags=20):
         """All tags on the antenna: list of (uid, pages or None).

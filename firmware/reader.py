@@ -36,12 +36,20 @@ watchdog never reboots it in a loop.
 Maintenance (protocol.md, MAINT): ``stop`` ends the loop (the REPL comes back,
 for mpremote), ``bootloader`` and ``reset`` call ``on_maint`` (main.py: the
 RP2040's USB bootloader, machine.reset), each after an ACK.
+
+Enrolment (``tablesense deck``): MAINT ``enrol`` turns observing off; each
+scan then reports every tag on the antennas as it is (TAG: UID, the card and
+deck written in it, locked or not) when it appears or changes, and a WRITE
+{uid, card, deck} from the host writes and locks that tag where it was last
+seen (FAULT 10 if a WRITE is not acknowledged). MAINT ``scan`` goes back to
+observing.
 """
 
 import asyncio
 import select
 
 import codec
+from cards import tag_state
 from debounce import Debouncer
 from slots import Slots
 from ticks import ticks_diff, ticks_ms
@@ -88,6 +96,9 @@ class Reader:
         self.unsent = 0  # frames the output could not take (kept for RESEND)
         self.on_maint = on_maint  # action -> None (bootloader, reset)
         self.running = True
+        self.enrolling = False
+        self._tags = {}  # enrolment: uid -> (state reported, antenna)
+        self._writes = []  # enrolment: (uid, card, deck) asked for by the host
 
     # -- frames out ----------------------------------------------------------
     def now(self):
@@ -175,11 +186,18 @@ class Reader:
             self.acked = frame.fields["ack_seq"]
         elif frame.mtype == codec.RESEND:
             self.resend(frame.fields["from_seq"])
+        elif frame.mtype == codec.WRITE and self.enrolling and len(self._writes) < 8:
+            f = frame.fields
+            self._writes.append((bytes.fromhex(f["uid"]), f["card"], f["deck"]))
         elif frame.mtype == codec.MAINT:
             self.send(codec.ACK, {"ack_seq": frame.seq})
             action = frame.fields["action"]
             if action == "stop":
                 self.running = False
+            elif action in ("enrol", "scan"):
+                self.enrolling = action == "enrol" and hasattr(self.scanner, "enrol_read")
+                self._tags = {}
+                self.configured = True  # enrolment needs no seat
             elif self.on_maint is not None:
                 self.on_maint(action)
 
@@ -241,6 +259,39 @@ class Reader:
                 await asyncio.sleep_ms(settle)
             sc.read(i)
 
+    def enrol_antenna(self, i):
+        """Enrolment: pending WRITEs for tags last seen on antenna ``i`` (field on since
+        begin(i)), else report the tags on it; the field is off afterwards."""
+        sc = self.scanner
+        for w in self._writes:
+            seen = self._tags.get(w[0])
+            if seen is not None and seen[1] == i:
+                self._writes.remove(w)
+                ok = sc.write_tag(i, w[0], w[1], w[2])
+                self._tags.pop(w[0], None)  # report it again as it now is
+                if not ok:
+                    self.send(codec.FAULT, {"code": 10, "t": self.now(), "antenna": i})
+                return
+        here = {}
+        for uid, raw in sc.enrol_read(i):
+            card, deck, locked = tag_state(raw)
+            state = (card, deck, locked)
+            here[uid] = state
+            old = self._tags.get(uid)
+            if old is None or old[0] != state:
+                f = {"uid": "".join(f"{b:02X}" for b in uid), "locked": locked}
+                if card is not None:
+                    f["card"] = card
+                if deck is not None:
+                    f["deck"] = deck
+                self.send(codec.TAG, f)
+            self._tags[uid] = (state, i)
+        for uid in [u for u, v in self._tags.items() if v[1] == i and u not in here]:
+            del self._tags[uid]  # gone from this antenna: reported again if it comes back
+
+    def _drop_stale_writes(self):
+        self._writes = [w for w in self._writes if w[0] in self._tags]
+
     async def scan_loop(self):
         while not self.configured and self.running:
             if self.wdt is not None:
@@ -248,13 +299,23 @@ class Reader:
             await asyncio.sleep_ms(20)
         while self.running:
             start = self.clock()
-            if getattr(self.scanner, "antenna_count", 0):
+            if self.enrolling:
+                for i in range(self.scanner.antenna_count):
+                    settle = self.scanner.begin(i)
+                    if settle >= 0:
+                        await asyncio.sleep_ms(settle)
+                        self.enrol_antenna(i)
+                self._drop_stale_writes()
+                if self.wdt is not None:
+                    self.wdt.feed()
+            elif getattr(self.scanner, "antenna_count", 0):
                 await self._read_antennas()
             else:
                 settle = self.scanner.begin()
                 if settle:
                     await asyncio.sleep_ms(settle)
-            self.finish_scan()
+            if not self.enrolling:
+                self.finish_scan()
             left = self.scan_ms - ticks_diff(self.clock(), start)
             await asyncio.sleep_ms(left if left > 0 else 0)
 

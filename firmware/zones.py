@@ -24,7 +24,7 @@ the loops in the sense mat under the cloth (a tag is powered only within
 the hand. The capabilities list exactly the zones of the antennas fitted.
 """
 
-from cards import card_order
+from cards import card_order, encode_pages
 from mfrc522 import MFRC522Error
 
 FAULT_CHIP = 3  # rfid-chip-timeout: the MFRC522 does not answer (version register)
@@ -183,6 +183,40 @@ class RfidScanner:
             if old is None or (conf is None, PRIORITY.get(zone, 0)) > (
                     old[4] is None, PRIORITY.get(old[0], 0)):
                 seen[card] = (zone, "unknown", level, None, conf)
+
+    # -- enrolment (tablesense deck): tags as they are, and writing them ----------------
+    def enrol_read(self, i):
+        """[(uid, 16 bytes from page 2)] on antenna ``i`` (field on since begin(i)), field off."""
+        if self._on != i or self.dead[i]:
+            return []
+        try:
+            found = self.antennas[i][1].inventory(lambda uid: True, 2)
+            self._off()
+        except MFRC522Error:
+            self._on = -1
+            self._mark_dead(i)
+            return []
+        return [(u, p) for u, p in found if p is not None]
+
+    def write_tag(self, i, uid, card, deck):
+        """Write ``card`` and ``deck`` into tag ``uid`` on antenna ``i`` and lock those pages.
+
+        The field of ``i`` must be on (begin(i)). True when every WRITE was acknowledged.
+        """
+        if self._on != i or self.dead[i]:
+            return False
+        chip = self.antennas[i][1]
+        try:
+            ok = chip.select_uid(uid) and chip.write_page(4, encode_pages(card)) \
+                and chip.write_page(5, bytes((deck & 0xFF, deck >> 8, 0, 0))) \
+                and chip.write_page(2, b"\x00\x00\x30\x00")  # lock pages 4 and 5
+            chip.halt()
+            self._off()
+        except MFRC522Error:
+            self._on = -1
+            self._mark_dead(i)
+            return False
+        return ok
 
     def scan(self):
         """What the reads since the last scan() sensed."""

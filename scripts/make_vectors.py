@@ -92,6 +92,11 @@ GOOD: list[tuple[str, int, int, int, int, dict[str, Any]]] = [
         },
     ),
     ("maint-stop", c.MAINT, 3, 9, 0, {"action": "stop"}),
+    ("maint-enrol", c.MAINT, 1, 11, 0, {"action": "enrol"}),
+    ("tag-blank", c.TAG, 1, 12, 0, {"uid": "045A10037F0081", "locked": False}),
+    ("tag-enrolled-locked", c.TAG, 1, 13, 0,
+     {"uid": "045A10037F0081", "card": "SA", "deck": 7, "locked": True}),
+    ("write-card-and-deck", c.WRITE, 1, 14, 0, {"uid": "045A10037F0081", "card": "SA", "deck": 7}),
     ("maint-bootloader", c.MAINT, 3, 10, 0, {"action": "bootloader"}),
     (
         "heartbeat",

@@ -38,6 +38,7 @@ from mfrc522 import crc_a
 from sim.clock import FDT_US, SPI_BYTE_US, SPI_CALL_US, Air, SimClock, frame_us
 from sim.noise import RX_THRESHOLD, SIGNAL_ON
 
+WRITE_US = 4100  # NTAG213 EEPROM programming before the ACK (data sheet: tPROG 4.1 ms)
 REACH_MM = 25  # the design's reach over a sense-mat loop (hardware/README.md, section 2)
 
 _REGS_RESET = {0x01: 0x20, 0x0A: 0x00, 0x14: 0x80, 0x26: 0x48, 0x37: 0x92}
@@ -71,6 +72,7 @@ class SimMFRC522:
         self.height = {}  # tag -> mm above the antenna (default 2: on the cloth)
         self.stack = {}  # tag -> overlapping inlays
         self._pending = None  # (done at us, rx bytes or None) of a running Transceive
+        self._write_us = 0  # programming time before the answer to a WRITE
         self.timeouts = 0  # exchanges ended by the timer
         self.tags = []  # NTAG213 in this antenna's field
         self.hook = None  # chip -> [(tag, signal)] answering this poll (noise), or None
@@ -226,7 +228,8 @@ class SimMFRC522:
                 rx = self._answer(data, tx_bits)
         end_tx = self.clock.us + frame_us(len(data), tx_bits)
         if rx is not None:
-            done = end_tx + FDT_US + frame_us(len(rx))
+            done = end_tx + FDT_US + self._write_us + frame_us(len(rx))
+            self._write_us = 0
         elif self.regs[0x2A] & 0x80:  # TAuto: the timer starts at the end of the command
             ticks = ((self.regs[0x2C] << 8) | self.regs[0x2D]) + 1
             prescaler = ((self.regs[0x2A] & 0x0F) << 8) | self.regs[0x2B]
@@ -267,6 +270,17 @@ class SimMFRC522:
                 r = t.read(data[1])
                 if r is not None:
                     return r
+        if cmd == 0xA2 and len(data) == 8:
+            ack = None
+            for t in tags:  # every selected tag writes; the heard one answers
+                ok = t.write(data[1], data[2:6])
+                if t in heard and t.state == 3:
+                    ack = ok
+            if ack is None:
+                return None
+            self.regs[0x0C] = 4  # RxLastBits: a 4-bit ACK/NAK
+            self._write_us = WRITE_US
+            return b"\x0a" if ack else b"\x00"
         return None
 
     def _anticoll(self, lvl, data, tx_bits, heard):

@@ -23,7 +23,7 @@ def card_uid(card):
 class NTAG213:
     """One tag: UID, 45 pages of 4 bytes, and the anticollision state."""
 
-    def __init__(self, uid, card=None):
+    def __init__(self, uid, card=None, deck=None):
         self.uid = bytes(uid)
         u = self.uid
         cl1 = bytes((0x88, u[0], u[1], u[2]))
@@ -36,6 +36,8 @@ class NTAG213:
         self.mem[8] = u[3] ^ u[4] ^ u[5] ^ u[6]
         if card:
             self.mem[16:20] = b"TS" + card.encode()  # page 4: the card code
+            if deck is not None:
+                self.mem[20:22] = bytes((deck & 0xFF, deck >> 8))  # page 5: the deck id
         self.state = IDLE
         self.woke_halted = False
 
@@ -76,6 +78,30 @@ class NTAG213:
         if self.state == ACTIVE:
             self.state = HALT
             self.woke_halted = False
+
+    def write(self, page, data):
+        """NTAG WRITE: True (ACK) or False (NAK: not selected, out of range, or locked).
+
+        Page 2 ORs its bytes 2-3 into the static lock bytes (bits only ever set);
+        lock byte 0 bits 4-7 lock pages 4-7, lock byte 1 bits 0-7 pages 8-15.
+        """
+        if self.state != ACTIVE or not 2 <= page <= 39 or len(data) != 4:
+            return False
+        if page == 2:
+            self.mem[10] |= data[2]
+            self.mem[11] |= data[3]
+            return True
+        if page < 4 or self.locked(page):
+            return False
+        self.mem[page * 4 : page * 4 + 4] = bytes(data)
+        return True
+
+    def locked(self, page):
+        if 4 <= page <= 7:
+            return bool(self.mem[10] & (1 << page))
+        if 8 <= page <= 15:
+            return bool(self.mem[11] & (1 << (page - 8)))
+        return False
 
     def read(self, page):
         if self.state != ACTIVE or page > 44:

@@ -100,10 +100,18 @@ class World:
             else:
                 self.near.pop(card, None)
 
-    def _tag(self, card):
+    def _tag(self, card, e=None):
+        """The card's tag, made the first time the card appears. A scenario line may say
+        what was written in it (for ``tablesense deck``): ``"blank": true`` nothing;
+        ``"deck": N`` a provisioned tag of deck N (its pages locked); ``"as": "SA"`` the
+        card written in it, when not this one (a wrongly enrolled card)."""
         tag = self.tags.get(card)
         if tag is None:
-            tag = self.tags[card] = NTAG213(card_uid(card), card)
+            e = e or {}
+            written = None if e.get("blank") else e.get("as", card).upper()
+            tag = self.tags[card] = NTAG213(card_uid(card), written, e.get("deck"))
+            if e.get("deck") is not None:
+                tag.mem[10] |= 0x30  # static lock bits L4, L5
         return tag
 
     def rfid_poll(self, chip):
@@ -142,7 +150,7 @@ class World:
             return
         card = e["card"].upper()
         zone = e.get("zone", "gone")
-        tag = self._tag(card)
+        tag = self._tag(card, e)
         for chip in self.chips.values():
             chip.remove(tag)
         old = self.cards.get(card)

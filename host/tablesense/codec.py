@@ -82,10 +82,12 @@ HEARTBEAT = 2
 OBSERVE = 3
 CALL = 4
 FAULT = 5
+TAG = 6
 CONFIG = 16
 RESEND = 17
 ACK = 18
 MAINT = 19
+WRITE = 20
 
 TYPE_NAMES = {
     HELLO: "HELLO",
@@ -93,10 +95,12 @@ TYPE_NAMES = {
     OBSERVE: "OBSERVE",
     CALL: "CALL",
     FAULT: "FAULT",
+    TAG: "TAG",
     CONFIG: "CONFIG",
     RESEND: "RESEND",
     ACK: "ACK",
     MAINT: "MAINT",
+    WRITE: "WRITE",
 }
 TYPE_IDS = {name: mtype for mtype, name in TYPE_NAMES.items()}
 
@@ -114,7 +118,9 @@ CAPABILITIES = ("face", "level", "seen_by", "conf", "floor", "detached", "calls"
 # The zones a reader may claim to sense (HELLO capabilities); a reader claiming none of
 # hand/table/trick predates them (firmware < 0.3.0) and is trusted for every zone.
 ZONE_CAPABILITIES = ("hand", "detached", "table", "trick", "floor")
-MAINT_ACTIONS = ("stop", "bootloader", "reset")
+MAINT_ACTIONS = ("stop", "bootloader", "reset", "enrol", "scan")
+UID_LEN = 7  # NTAG213's UID; a shorter one is zero-padded on the right
+NO_DECK = 0xFFFF
 NONE_BYTE = 0xFF  # "absent" for the optional one-byte fields of FAULT
 SEEN_KNOWN = 0x80  # OBSERVE seen_by byte: bit 7 set = the list is known
 MAX_SERIAL = 32
@@ -132,6 +138,7 @@ FAULT_NAMES = {
     7: "over-temperature",
     8: "tx-buffer-overflow",
     9: "rfid-chip-clone",
+    10: "tag-write-failed",
 }
 
 COUNTER_NAMES = (
@@ -582,6 +589,51 @@ def _dec_ack(p: bytes) -> "dict[str, Any]":
     return {"ack_seq": struct.unpack("<H", p[:2])[0]}
 
 
+def _uid(f: "dict[str, Any]") -> bytes:
+    v = f.get("uid")
+    try:
+        b = bytes.fromhex(v) if isinstance(v, str) else b""
+    except ValueError:
+        b = b""
+    if not 4 <= len(b) <= UID_LEN:
+        raise _err("uid", v, "a tag UID: 8 or 14 hex digits")
+    return b + bytes(UID_LEN - len(b))
+
+
+def _card_or_none(f: "dict[str, Any]") -> int:
+    return card_index(f["card"]) if "card" in f else NONE_BYTE
+
+
+def _enc_tag(f: "dict[str, Any]") -> bytes:
+    _check_keys(f, ("uid", "locked"), ("card", "deck"))
+    deck = _int(f, "deck", 0, NO_DECK - 1) if "deck" in f else NO_DECK
+    return _uid(f) + struct.pack("<BHB", _card_or_none(f), deck, 1 if f["locked"] else 0)
+
+
+def _dec_tag(p: bytes) -> "dict[str, Any]":
+    _need(p, UID_LEN + 4)
+    card, deck, flags = struct.unpack("<BHB", p[UID_LEN : UID_LEN + 4])
+    out: dict[str, Any] = {"uid": p[:UID_LEN].hex().upper(), "locked": bool(flags & 1)}
+    if card != NONE_BYTE:
+        out["card"] = card_name(card)
+    if deck != NO_DECK:
+        out["deck"] = deck
+    return out
+
+
+def _enc_write(f: "dict[str, Any]") -> bytes:
+    _check_keys(f, ("uid", "card", "deck"), ())
+    return _uid(f) + struct.pack("<BH", card_index(f["card"]), _int(f, "deck", 0, NO_DECK - 1))
+
+
+def _dec_write(p: bytes) -> "dict[str, Any]":
+    _need(p, UID_LEN + 3)
+    card, deck = struct.unpack("<BH", p[UID_LEN : UID_LEN + 3])
+    if deck == NO_DECK:
+        raise ValueError("deck 65535")
+    return {"uid": p[:UID_LEN].hex().upper(), "card": card_name(card), "deck": deck}
+
+
 def _enc_maint(f: "dict[str, Any]") -> bytes:
     _check_keys(f, ("action",), ())
     return bytes((_code(f, "action", MAINT_ACTIONS),))
@@ -598,10 +650,12 @@ _ENCODERS = {
     OBSERVE: _enc_observe,
     CALL: _enc_call,
     FAULT: _enc_fault,
+    TAG: _enc_tag,
     CONFIG: _enc_config,
     RESEND: _enc_resend,
     ACK: _enc_ack,
     MAINT: _enc_maint,
+    WRITE: _enc_write,
 }
 _DECODERS = {
     HELLO: _dec_hello,
@@ -609,10 +663,12 @@ _DECODERS = {
     OBSERVE: _dec_observe,
     CALL: _dec_call,
     FAULT: _dec_fault,
+    TAG: _dec_tag,
     CONFIG: _dec_config,
     RESEND: _dec_resend,
     ACK: _dec_ack,
     MAINT: _dec_maint,
+    WRITE: _dec_write,
 }
 
 
