@@ -22,7 +22,8 @@ SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played
           "call-never-forces-revoke", "dealer-exposes-before-declaration", "forfeit-double",
           "leaders-partner-suit-forbidden", "leader-exposes-before-lead", "draw-two-cards",
           "card-exposed-in-cut", "card-faced-in-pack", "renounce-corrected-card-called",
-          "revoke-established", "dealer-drops-card", "named-card")
+          "revoke-established", "dealer-drops-card", "named-card", "named-then-shown",
+          "named-then-shown-before-declaration")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 
@@ -93,6 +94,20 @@ def dealer_side_exposes_in_deal(code: str) -> Script:
     """A new deal (may) a: the dealer's partner exposes a card: the eldest hand may claim."""
     s = Script(code).setup("deal").obs("S", "CA", "hand", "down").obs("S", "CA", "hand")
     return s.cmd("decide", option="demand-new-deal", seat="E").setup("deal").dealt()
+
+
+@scenario
+def defender_claims_cards_callable(code: str) -> Script:
+    """"If the dealer should say 'I have the rest'": only his claim spares the adversaries'
+    cards; East's own claim does not, and the cards he shows are exposed (issue 14)."""
+    return p.after_two_tricks(code).cmd("claim", seat="E").spread("E", ["SK", "S6", "H7"])
+
+
+@scenario
+def defender_concedes_cards_callable(code: str) -> Script:
+    """West concedes and shows his cards: they are exposed, liable to be called (issue 14)."""
+    s = p.after_two_tricks(code).cmd("concede", seat="W").spread("W", ["SA", "SQ", "HK"])
+    return s.cmd("decide", option="call-card", card="HK")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+import make_american1907 as a
 import make_portland1904 as p
 from script import DEAL, Script
 
@@ -19,6 +20,9 @@ SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played
           "winning-cards-without-waiting", "adversary-throws-hand", "held-so-partner-sees",
           "dealer-leads-out-of-turn", "false-lead-followed", "dealer-drops-card")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
+
+FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")
+SCENARIOS.update({name: a.SCENARIOS[name] for name in FROM_1907})
 
 
 def scenario(fn: Callable[[str], Script]) -> Callable[[str], Script]:

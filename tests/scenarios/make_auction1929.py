@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+import make_american1907 as a
 import make_portland1904 as p
 from script import DEAL, Script
 
@@ -19,8 +20,11 @@ CODE = "auction-1929"
 SHARED = ("below-the-table", "exposed-card-called", "call-never-forces-revoke",
           "draw-two-cards", "card-seen-in-shuffle", "card-exposed-in-cut", "card-faced-in-pack",
           "dummy-exposes-before-lead", "cards-played-together", "dealer-drops-card",
-          "lead-out-of-turn-card-called")
+          "lead-out-of-turn-card-called", "named-then-shown")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED if name != "lead-out-of-turn-card-called"}
+
+FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")
+SCENARIOS.update({name: a.SCENARIOS[name] for name in FROM_1907})
 
 
 def scenario(fn: Callable[[str], Script]) -> Callable[[str], Script]:
@@ -150,6 +154,14 @@ def claim_then_opponents_expose(code: str) -> Script:
     """(11): after the declarer's claim the opponents' exposed cards may not be called."""
     s = p.after_two_tricks(code).cmd("claim", seat="N").spread("N", ["S2", "HA", "HQ", "H6"])
     return s.spread("E", ["SK", "S6", "H7"]).spread("W", ["SA", "SQ", "HK"])
+
+
+@scenario
+def named_then_shown_in_bidding(code: str) -> Script:
+    """General, (3): a card named (not exposed), then shown during the bidding: the player on
+    the offender's left may demand a new deal (issue 14)."""
+    s = Script(code).dealt().call("N", "1N").cmd("named", seat="E", card="SK").drop("E", "SK")
+    return s.auction("P 3N P P P", first="E")
 
 
 if __name__ == "__main__":

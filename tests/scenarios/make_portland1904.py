@@ -251,6 +251,21 @@ def named_card(code: str) -> Script:
     return after_two_tricks(code).cmd("named", seat="E", card="DK")
 
 
+# -- issue 14: rulings the text gives -----------------------------------------------------
+@scenario
+def named_then_shown(code: str) -> Script:
+    """L73 II: a card named (not exposed), then dropped face up: exposed, liable to be called."""
+    s = after_two_tricks(code).cmd("named", seat="E", card="DK").drop("E", "DK")
+    return s.cmd("decide", option="call-card").play("E:DK S:DT W:D3 N:D2")
+
+
+@scenario
+def named_then_shown_before_declaration(code: str) -> Script:
+    """L70, L71, L73 II: dummy names a card, then exposes it before the declaration."""
+    s = Script(code).dealt().cmd("named", seat="S", card="DT").drop("S", "DT")
+    return s.declare("N", "S").call("E", "X").call("N", "P")
+
+
 # -- seed 004: DUMMY, EXPOSED CARDS ---------------------------------------------------
 @scenario
 def dummy_down_after_false_lead(code: str) -> Script:

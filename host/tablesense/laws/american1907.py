@@ -48,6 +48,7 @@ class American1907(Portland1904):
         "together": EXPOSED_DURING_PLAY + " (1st)", "winning-cards": EXPOSED_DURING_PLAY,
         "dealer-claim": EXPOSED_DURING_PLAY, "thrown": EXPOSED_DURING_PLAY,
         "claim": EXPOSED_DURING_PLAY + " (\"I have the rest\")",
+        "own-claim": EXPOSED_DURING_PLAY + " (throw his or their cards)",
         "comply": EXPOSED_DURING_PLAY + " (last ¶)", "loot": "Leads out of turn",
         "opening-loot": "Leads out of turn", "dealer-loot": "Leads out of turn ¶2",
         "false-lead": "Leads out of turn ¶3", "fourth-before-third": "Cards played in error",
@@ -94,7 +95,11 @@ class American1907(Portland1904):
         "partner's card: call it or forbid the leader its suit; the leader's own card: not "
         "said (director)",
         "dummy's exposed card": "no dummy penalty in the 1907 text (Dummy)",
-        "adversaries expose after a claim": "not liable to be called (\"I have the rest\")",
+        "adversaries expose after a claim": "after the dealer's \"I have the rest\": not "
+        "liable to be called",
+        "named, then shown face up": "exposed (2d): the naming does not cover it",
+        "defender's own claim or concession, cards shown": "exposed, liable to be called: only "
+        "the dealer's claim spares them",
         "all four hands thrown": "no such law in the 1907 text: each adversary's cards are "
         "exposed",
         "call not complied with": "penalty of a revoke unless corrected before the trick is "

@@ -45,7 +45,8 @@ class Auction1913(American1907):
         "leader": f"{WC}, Law 66", "exposed": f"{WC}, Law 67, 68", "held": f"{WC}, Law 68, 69",
         "detached": f"{WC}, Law 68, 69", "named": f"{WC}, Law 68", "below": f"{WC}, Law 69",
         "together": f"{WC}, Law 70", "winning-cards": f"{WC}, Law 71",
-        "thrown": f"{WC}, Law 72", "claim": f"{WC}, Law 72", "dealer-claim": f"{WC}, Law 72",
+        "thrown": f"{WC}, Law 72", "claim": f"{WC}, Law 72", "own-claim": f"{WC}, Law 72",
+        "dealer-claim": f"{WC}, Law 72",
         "dealer": f"{WC}, Law 72", "dealer-shows": f"{WC}, Law 72", "loot": f"{WC}, Law 76",
         "opening-loot": f"{WC}, Law 76", "treated": f"{WC}, Law 76",
         "dealer-loot": f"{WC}, Law 77", "false-lead": f"{WC}, Law 78",
@@ -64,7 +65,11 @@ class Auction1913(American1907):
         "winning cards led without waiting": "partner may be made to win the first or any of "
         "those tricks (L71)",
         "adversary throws his hand": "exposed (L72)",
-        "adversaries expose after a claim": "not liable to be called (L72)",
+        "adversaries expose after a claim": "after the declarer's \"I have the rest\": not "
+        "liable to be called (L72)",
+        "named, then shown face up": "exposed (L68) from the naming",
+        "defender's own claim or concession, cards shown": "exposed (L72): only the "
+        "declarer's claim spares them",
         "dealer's (declarer's) exposed card": "not liable to be called (L72)",
         "dealer leads out of turn": "no penalty; not after second hand has played (L77)",
         "false lead followed by all three": "the trick stands (L78)",
@@ -84,7 +89,7 @@ class Auction1913(American1907):
     def auction_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
         st = state(tv)
         pard = partner(seat)
-        r = tv.emit(self.draft(
+        r = self.emit(tv, self.draft(
             "partner-must-pass", self.c("bidding"),
             f"{name(seat)} exposed {cards_text(cards)} before the final declaration: "
             f"{name(pard)} may make no further bid or double.", offender=seat, cards=cards,
@@ -119,7 +124,7 @@ class Auction1913(American1907):
                 continue
             cards = tuple(st.callable.get(seat, {}))
             self.pick_up(tv, seat, cards)
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "no-rectification", self.c("dealer"),
                 f"{name(seat)} became {b.role(seat)}: cards exposed by the declaring side are "
                 f"not liable to be called; {cards_text(cards)} go back to the hand.",

@@ -57,6 +57,7 @@ class Auction1929(Portland1904):
         "held": f"{MF} (5)", "detached": f"{MF} (5)", "played-in-error": f"{MF} (6)",
         "opening-loot": f"{MF} (6)", "loot": f"{MF} (7)", "treated": f"{MF} (6), (7)",
         "simultaneous": f"{MF} (8)", "together": f"{MF} (9)", "renounce": f"{MF} (10)",
+        "own-claim": f"{MF} (5), (11)",
         "dealer-renounce": f"{MF} (10), general", "claim": f"{MF} (11)",
         "dealer-claim": f"{MF} (11), general", "comply": "Portland & Bath 1908, Law 79",
         "winning-cards": "Portland & Bath 1908, Law 74", "abandoned":
@@ -97,7 +98,11 @@ class Auction1929(Portland1904):
         "played from the table",
         "dummy's exposed card": "no penalty (4)",
         "cards played together": "all exposed; declarer calls any one to the trick (9)",
-        "adversaries expose after a claim": "not callable (11)",
+        "adversaries expose after a claim": "after the declarer's claim: not callable (11)",
+        "named, then shown face up": "exposed if partner sees it: the naming does not cover "
+        "it (general, 5)",
+        "defender's own claim or concession, cards shown": "subject to call (5): (11) spares "
+        "them only after the declarer's claim",
         "adversary leads out of turn": "call a suit at either opponent's next lead, or treat "
         "as exposed (7); before the first lead by leader's partner: name the leader's suit "
         "or treat as exposed (6)",
@@ -119,7 +124,7 @@ class Auction1929(Portland1904):
 
     def auction_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
         left = lho(seat)
-        r = tv.emit(self.draft(
+        r = self.emit(tv, self.draft(
             "new-deal", self.c("bidding"),
             f"{name(seat)} exposed {cards_text(cards)} during the bidding: {name(left)} may "
             "demand a new deal (after looking at his cards); if he does not, the card is taken "
@@ -150,14 +155,14 @@ class Auction1929(Portland1904):
         shown = state(tv).declarer_shown
         if o.card in shown and o.zone == "hand":
             shown.discard(o.card)
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "call-not-complied", f"{MF}, general",
                 f"The declarer picked up the {o.card} he had exposed: he must play it from the "
                 "table; the director decides.", severity="director",
                 offender=tv.b.declarer, cards=(o.card,)), o.t)
 
     def adversary_renounce(self, tv: TableView, seat: str, card: str, t: int) -> None:
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "revoke-corrected", self.c("renounce"),
             f"{name(seat)} withdrew the {card} played in mistake: the declarer may require his "
             "highest or lowest card of the suit led, or treat the card as exposed.",

@@ -16,7 +16,7 @@ classes decide when they arise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from tablesense.cards import lho, partner, rank_value, side, suit
@@ -25,6 +25,7 @@ from tablesense.engine.obligations import Obligations, Restriction
 from tablesense.laws.base import LawCode, cards_text, name, suit_name
 
 if TYPE_CHECKING:
+    from tablesense.engine.ruling import Draft, Ruling
     from tablesense.engine.view import BoardView as Board
     from tablesense.engine.view import TableView
 
@@ -71,6 +72,7 @@ class OldState(Obligations):
     steps_ruled: set[str] = field(default_factory=set)
     declarer_shown: set[str] = field(default_factory=set)
     seen_down: set[str] = field(default_factory=set)  # cards sensed face down this deal
+    claimed_by_dealer: bool = False  # the declarer claimed: adversaries' cards shown after
     fixing: int = -1  # trick number in which a renounce was corrected (others may take back)
     lead_t: int = -10_000
 
@@ -116,11 +118,18 @@ class CallableCards(LawCode):
     def c(self, key: str) -> str:
         return self.cite.get(key, "")
 
+    def emit(self, tv: TableView, d: Draft, t: int) -> Ruling:
+        """Make a ruling. Until the doubling is over (the end of the auction) nobody has a
+        role yet, though the whist-era codes know the dealer from the start (issue 14)."""
+        if tv.b.phase in ("setup", "auction") and not d.role_given:
+            d = replace(d, role=None, role_given=True)
+        return tv.emit(d, t)
+
     # -- callable cards ------------------------------------------------------------
     def make_callable(self, tv: TableView, seat: str, cards: tuple[str, ...], cite: str,
                       text: str, t: int, *, options: tuple[str, ...] = ("call-card",),
                       severity: str = "penalty", supersedes: tuple[str, ...] = ()) -> str:
-        r = tv.emit(self.draft("exposed-card", cite, text, severity=severity, offender=seat,
+        r = self.emit(tv, self.draft("exposed-card", cite, text, severity=severity, offender=seat,
                                 cards=cards, options=options, until="played",
                                 supersedes=supersedes), t)
         mine = state(tv).callable.setdefault(seat, {})
@@ -218,7 +227,7 @@ class CallableCards(LawCode):
     def emit_not_complied(self, tv: TableView, late: Late, t: int) -> None:
         saving = (" (it was not corrected before the trick was turned and quitted)"
                   if self.correct_before_quit else "")
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "call-not-complied", self.c("comply"),
             f"{name(late.seat)} played the {late.card} against {late.what} (alert "
             f"{late.ruling}), though able to comply{saving}: he incurs the penalty of a revoke.",

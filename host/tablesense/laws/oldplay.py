@@ -15,7 +15,7 @@ from tablesense.engine.effects import (
     StopPlay,
     TakeBack,
 )
-from tablesense.events import Observe
+from tablesense.events import Claim, Concede, Observe
 from tablesense.laws.answers import Answers
 from tablesense.laws.base import cards_text, name, suit_name
 from tablesense.laws.calls import Loot, pre_role, state
@@ -107,7 +107,7 @@ class OldPlay(Answers):
                          opening: bool) -> None:
         b = tv.b
         if self.is_dealer_side(tv, seat):
-            r = tv.emit(self.draft(
+            r = self.emit(tv, self.draft(
                 "lead-out-of-turn", self.c("dealer-loot"),
                 f"The declarer led the {card} out of turn from "
                 f"{'dummy' if seat == b.dummy else 'his own hand'}: no penalty; he may take it "
@@ -116,7 +116,7 @@ class OldPlay(Answers):
             state(tv).loot = Loot(seat, card, r.id, dealer=True)
         else:
             options = self.opening_loot_options if opening else self.loot_options
-            r = tv.emit(self.draft(
+            r = self.emit(tv, self.draft(
                 "lead-out-of-turn", self.c("opening-loot" if opening else "loot"),
                 f"{name(seat)} led the {card} out of turn: {self.loot_choice(options)}. If "
                 "the other three follow it before then, the trick stands.",
@@ -143,7 +143,7 @@ class OldPlay(Answers):
         if loot.dealer or len(loot.followers) == 3:
             state(tv).loot = None
             if not loot.dealer:
-                tv.emit(self.draft(
+                self.emit(tv, self.draft(
                     "no-rectification", self.c("false-lead"),
                     f"The other three followed {name(loot.seat)}'s lead out of turn: the "
                     "trick is complete and the error cannot be rectified.",
@@ -161,7 +161,7 @@ class OldPlay(Answers):
         played = [s for s, _ in b.trick]
         nxt = b.next_to_play()
         if self.is_dealer_side(tv, seat):
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "premature-play", self.c("dealer-premature"),
                 f"The declarer played the {card} before his turn: the dealer is never "
                 "penalised; it counts when his turn comes.", severity="info",
@@ -176,7 +176,7 @@ class OldPlay(Answers):
                 seat, (card,), f"led at the same moment as {name(partner(seat))}'s lead"), t)
         elif nxt == partner(seat) and len(b.trick) == 1:
             pard = name(partner(seat))
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "premature-play", self.c("fourth-before-third"),
                 f"{name(seat)} played the {card} as fourth hand before {pard} (second hand) "
                 "and the third hand had played: "
@@ -195,7 +195,7 @@ class OldPlay(Answers):
 
     def winning_cards(self, tv: TableView, seat: str, card: str, t: int) -> None:
         pard = name(partner(seat))
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "premature-play", self.c("winning-cards"),
             f"{name(seat)} led the {card} again without waiting for {pard} to play: the "
             f"declarer may call on {pard} to win, if he can, the trick.", offender=seat,
@@ -214,14 +214,14 @@ class OldPlay(Answers):
         if b.phase not in ("lead", "play"):
             return
         if self.is_dealer_side(tv, seat):
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "cards-played-together", self.c("dealer-together"),
                 f"The declarer played {cards_text(cards)} together: he plays the card he "
                 "leaves in the trick; his cards are never liable to be called.",
                 severity="info", offender=b.controller(seat), cards=cards), t)
             state(tv).together[seat] = (cards, "")
             return
-        r = tv.emit(self.draft(
+        r = self.emit(tv, self.draft(
             "cards-played-together", self.c("together"),
             f"{name(seat)} played {cards_text(cards)} at once: all are exposed cards; the "
             "declarer calls which one is played to this trick, and the others stay face up, "
@@ -259,7 +259,7 @@ class OldPlay(Answers):
     def renounce_corrected(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
         if seat == b.dummy:
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "no-rectification", self.c("dummy-revoke") or self.c("revoke"),
                 f"Dummy's {card} played in error was taken back and replaced: dummy is not "
                 "liable to the penalty for a revoke; no lead out of turn, no exposed card.",
@@ -273,13 +273,13 @@ class OldPlay(Answers):
                                                                               or seat))))
         fourth = b.withdrawn.get(seat) == 3
         if self.dealer_renounce_penalty and both and not fourth and seat == b.declarer:
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "revoke-corrected", self.c("dealer-renounce"),
                 f"The declarer corrected his renounce (the {card}): the eldest hand may "
                 "require him to play his highest or lowest card of the suit.",
                 offender=seat, cards=(card,), options=("require-highest", "require-lowest")), t)
             return
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "no-rectification", self.c("dealer-renounce"),
             f"The declarer corrected his renounce (the {card}) in time: no penalty here.",
             severity="info", offender=b.controller(seat), cards=(card,)), t)
@@ -295,11 +295,15 @@ class OldPlay(Answers):
         b = tv.b
         if seat == b.dummy:
             return  # dummy is not liable to the penalty for a revoke (Portland L68)
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "revoke", self.c("revoke"),
             f"{name(seat)} revoked with the {card} and the trick was turned and quitted (or his "
             "side played to the next trick): the revoke is established and its penalty is "
             "scored at the end of the hand.", offender=b.controller(seat), cards=(card,)), t)
+
+    def on_claim(self, tv: TableView, e: Claim | Concede) -> None:
+        super().on_claim(tv, e)
+        state(tv).claimed_by_dealer = isinstance(e, Claim) and e.seat == tv.b.declarer
 
     # -- thrown hands, claims --------------------------------------------------------------
     def thrown_hand(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str, t: int,
@@ -311,7 +315,7 @@ class OldPlay(Answers):
             return
         if seat == b.declarer:
             state(tv).thrown[seat] = ""
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "no-rectification", self.c("dealer-shows"),
                 f"The declarer faced {cards_text(cards)}: under this code only a claim is a "
                 "claim, and his cards are never liable to be called.", severity="info",
@@ -331,7 +335,7 @@ class OldPlay(Answers):
             return False
         earlier = tuple(rid for rid in thrown.values() if rid)
         thrown[seat] = ""
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "hands-abandoned", self.c("abandoned"),
             "All the players have thrown their cards face up: the hands are abandoned and the "
             "score stands as claimed and admitted; the hands may be examined only to establish "
@@ -349,7 +353,7 @@ class OldPlay(Answers):
             if self.abandon(tv, seat, t):
                 return
             state(tv).thrown[seat] = ""
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "claim-exposure", self.c("dealer-claim"),
                 f"The declarer showed {cards_text(cards)} with his claim: his cards are not "
                 "liable to be called.", severity="info", offender=seat, cards=cards), t)
@@ -360,7 +364,7 @@ class OldPlay(Answers):
 
     def adversary_claim_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...],
                                  vis: str, t: int) -> None:
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "claim-exposure", self.c("claim"),
             f"{name(seat)} exposed {cards_text(cards)} after the declarer's claim: these cards "
             "are not liable to be called, even if the claim proves false (nor should the "

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.cards import lho, partner, rho, side, suit
-from tablesense.engine.effects import CloseRulings
+from tablesense.engine.effects import CloseRulings, Uncovered
 from tablesense.laws.base import cards_text, name
 from tablesense.laws.calls import pre_role, state
 from tablesense.laws.oldplay import OldPlay
@@ -56,6 +56,7 @@ class Portland1904(OldPlay):
         "detached": "Law 78", "misnamed": "Law 78", "named": "Law 73",
         "together": "Law 72, 73 (I)", "winning-cards": "Law 74", "dealer-claim": "Law 75",
         "thrown": "Law 76", "abandoned": "Law 77", "claim": "Law 72, 75, 76",
+        "own-claim": "Law 72, 76",
         "comply": "Law 79", "loot": "Law 80", "opening-loot": "Law 62, 80",
         "dealer-loot": "Law 81", "false-lead": "Law 82", "fourth-before-third": "Law 86",
         "played-in-error": "Law 72, 73 (II)", "renounce": "Law 94", "treated": "Law 80",
@@ -72,6 +73,10 @@ class Portland1904(OldPlay):
         "card detached so as to be named": "liable to be called; a wrong card named by the "
         "dealer lets the adversaries call a suit at his or dummy's next lead (L78)",
         "named as in the hand": "not an exposed card",
+        "named, then shown face up": "exposed: the naming does not cover the card shown "
+        "after it (L73 II)",
+        "defender's own claim or concession, cards shown": "exposed, liable to be called "
+        "(L76)",
         "drawing: more than one card shown": "draw again (L16)",
         "card seen in shuffle or cut": "fresh shuffle (L27, L33) or fresh cut (L35)",
         "card faced in the pack": "a new deal is required (L39 II)",
@@ -138,7 +143,7 @@ class Portland1904(OldPlay):
             if o.card not in drawn:
                 drawn.append(o.card)
             if len(drawn) == 2:
-                tv.emit(self.draft(
+                self.emit(tv, self.draft(
                     self.setup_kinds["draw"], self.c("draw"),
                     f"{name(o.seat)} exposed more than one card ({cards_text(tuple(drawn))}) "
                     "in drawing: he must draw again.", offender=o.seat, cards=tuple(drawn)),
@@ -152,7 +157,7 @@ class Portland1904(OldPlay):
         offender = o.seat if o.zone == "hand" else b.dealer
         if kind == "new-deal" and b.dealer is not None and offender is not None:
             claimants = self.deal_claimants(b.dealer, offender)
-            r = tv.emit(self.draft(
+            r = self.emit(tv, self.draft(
                 "new-deal", self.c(step),
                 f"The {o.card} was exposed during the deal by {name(offender)}: "
                 f"{' or '.join(name(s) for s in claimants)} may claim a new deal, unless he has "
@@ -166,7 +171,7 @@ class Portland1904(OldPlay):
         tv.ob.redeal_ruled = True
         what = {"shuffle": "a fresh shuffle", "cut": "a fresh cut",
                 "pack": "a new deal"}.get(step, "a fresh shuffle, cut and deal")
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "redeal", self.c(step),
             f"The {o.card} was seen face up during the {step if step != 'pack' else 'deal'}"
             f"{' (faced in the pack)' if step == 'pack' else ''}: there must be {what}.",
@@ -203,6 +208,8 @@ class Portland1904(OldPlay):
             self.not_exposed(tv, seat, cards, t, self.c("named" if how == "named" else "held"),
                              "named, not shown" if how == "named" else
                              "shown where his partner could not see it")
+            if how == "named":  # the naming must not swallow an exposure that follows
+                tv.do(Uncovered(cards), t)
             return
         severity = "director" if verdict == "director" else "penalty"
         if b.phase == "auction":
@@ -227,7 +234,7 @@ class Portland1904(OldPlay):
 
     def not_exposed(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int, cite: str,
                     why: str) -> None:
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "not-exposed", cite,
             f"{name(seat)}'s {cards_text(cards)} ({why}) is not an exposed card under this "
             "code.", severity="info", offender=seat, cards=cards), t)
@@ -235,7 +242,7 @@ class Portland1904(OldPlay):
     def dealer_side(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
         b = tv.b
         dummy = seat == b.dummy
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "no-rectification", self.c("dummy" if dummy else "dealer"),
             f"{name(seat)}'s {cards_text(cards)}: "
             + (self.dummy_words() if dummy else self.dealer_words()),
@@ -273,7 +280,7 @@ class Portland1904(OldPlay):
         st = state(tv)
         if self.is_dealer_side(tv, seat) and not b.whist_declared and b.dealer is not None:
             eldest = lho(b.dealer)
-            r = tv.emit(self.draft(
+            r = self.emit(tv, self.draft(
                 "new-deal", self.c("pre-declaration"),
                 f"{name(seat)} exposed {cards_text(cards)} before the trump declaration: "
                 f"{name(eldest)}, the eldest hand, may claim a new deal{self.consult_words()}.",
@@ -281,7 +288,7 @@ class Portland1904(OldPlay):
             st.claims[r.id] = [eldest]
         elif not self.is_dealer_side(tv, seat):
             self.before_lead(tv, seat, cards, t, "penalty")
-        r = tv.emit(self.draft(
+        r = self.emit(tv, self.draft(
             "forfeit-double", self.c("forfeit"),
             f"{name(seat)} exposed {cards_text(cards)} before a card was led: "
             f"{name(partner(seat))} forfeits any right to double or redouble this hand.",
@@ -298,7 +305,7 @@ class Portland1904(OldPlay):
         if rid is None and e.call != "P" and e.seat in st.must_pass:
             rid, key = st.must_pass[e.seat], "bidding"
         if rid is not None:
-            tv.emit(self.draft(
+            self.emit(tv, self.draft(
                 "call-not-complied", self.c(key),
                 f"{name(e.seat)} called {e.call} after losing the right to (alert {rid}): the "
                 "director must rule on the call.", severity="director", offender=e.seat), e.t)
@@ -320,22 +327,32 @@ class Portland1904(OldPlay):
 
     def adversary_claim_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...],
                                  vis: str, t: int) -> None:
-        """L75 exempts only the dealer's cards: an adversary's cards shown stay callable."""
-        if self.claim_exempts_adversaries:
+        """L75 exempts only the dealer's cards: an adversary's cards shown stay callable.
+        The later codes exempt them too, but only after the dealer's own claim ("if the
+        dealer should say 'I have the rest'"): not with a defender's claim or concession."""
+        dealer_claimed = state(tv).claimed_by_dealer
+        if self.claim_exempts_adversaries and dealer_claimed:
             super().adversary_claim_exposure(tv, seat, cards, vis, t)
             return
         if self.abandon(tv, seat, t):
             return
-        state(tv).thrown[seat] = self.make_callable(tv, seat, cards, self.c("claim"), (
-            self.callable_text(seat, cards, "exposed after the dealer's claim")
-            + " This code exempts only the dealer's own cards."), t)
+        if dealer_claimed:
+            verb = "exposed after the dealer's claim"
+            why = "This code exempts only the dealer's own cards."
+        else:
+            verb, why = "shown with a claim or concession of his side", (
+                "Only the dealer's claim spares the adversaries' cards; a defender's own "
+                "claim or concession does not.")
+        state(tv).thrown[seat] = self.make_callable(
+            tv, seat, cards, self.c("claim" if dealer_claimed else "own-claim"),
+            self.callable_text(seat, cards, verb) + " " + why, t)
 
     # -- L78: the dealer names a wrong card ----------------------------------------------------
     def misnaming(self, tv: TableView, r: Ruling, card: str, t: int) -> bool:
         b = tv.b
         if not self.misnamed_rule or b.declarer is None:
             return False
-        tv.emit(self.draft(
+        self.emit(tv, self.draft(
             "misnamed-card", self.c("misnamed"),
             f"The declarer called the {card}, which is not {name(r.offender)}'s exposed card "
             f"({cards_text(r.cards)}): the adversaries may call a suit when he or dummy first "
