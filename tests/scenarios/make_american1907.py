@@ -23,7 +23,8 @@ SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played
           "leaders-partner-suit-forbidden", "leader-exposes-before-lead", "draw-two-cards",
           "card-exposed-in-cut", "card-faced-in-pack", "renounce-corrected-card-called",
           "revoke-established", "dealer-drops-card", "named-card", "named-then-shown",
-          "named-then-shown-before-declaration")
+          "named-then-shown-before-declaration",
+          "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 

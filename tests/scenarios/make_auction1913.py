@@ -18,7 +18,8 @@ from script import DEAL, Script
 CODE = "auction-1913"
 SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played-together",
           "winning-cards-without-waiting", "adversary-throws-hand", "held-so-partner-sees",
-          "dealer-leads-out-of-turn", "false-lead-followed", "dealer-drops-card")
+          "dealer-leads-out-of-turn", "false-lead-followed", "dealer-drops-card",
+          "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")

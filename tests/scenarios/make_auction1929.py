@@ -20,7 +20,8 @@ CODE = "auction-1929"
 SHARED = ("below-the-table", "exposed-card-called", "call-never-forces-revoke",
           "draw-two-cards", "card-seen-in-shuffle", "card-exposed-in-cut", "card-faced-in-pack",
           "dummy-exposes-before-lead", "cards-played-together", "dealer-drops-card",
-          "lead-out-of-turn-card-called", "named-then-shown")
+          "lead-out-of-turn-card-called", "named-then-shown",
+          "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED if name != "lead-out-of-turn-card-called"}
 
 FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")

@@ -266,6 +266,33 @@ def named_then_shown_before_declaration(code: str) -> Script:
     return s.declare("N", "S").call("E", "X").call("N", "P")
 
 
+@scenario
+def together_none_called(code: str) -> Script:
+    """L73 I: two cards played at once, no call: the one left in the trick zone is played;
+    the other stays exposed and is called at the next trick."""
+    s = after_two_tricks(code).together("E", ["C9", "C4"]).obs("E", "C9", "table")
+    s.play("S:CQ W:H5 N:C6").wait(-300).quit("E:C4 S:CQ W:H5 N:C6")
+    return s.play("S:C2").cmd("decide", option="call-card", card="C9").play("W:H9 N:C7 E:C9")
+
+
+@scenario
+def together_at_opening_lead(code: str) -> Script:
+    """L62, L73 I: the leader plays two cards at once to the opening lead: a card is led and
+    dummy goes down; the card he leaves in the trick zone is the lead."""
+    s = declared(code).together("E", ["CK", "C4"]).obs("E", "C4", "table")
+    s.spread("S", DEAL["S"]).play("S:CA W:CJ N:C3")
+    return s.wait(-300).quit("E:CK S:CA W:CJ N:C3")
+
+
+@scenario
+def together_at_opening_lead_called(code: str) -> Script:
+    """L62, L73 I: the dealer calls one of the two cards to the opening lead."""
+    s = declared(code).together("E", ["CK", "C4"])
+    s.cmd("decide", option="designate-card", card="CK").obs("E", "C4", "table")
+    s.spread("S", DEAL["S"]).play("S:CA W:CJ N:C3")
+    return s.wait(-300).quit("E:CK S:CA W:CJ N:C3")
+
+
 # -- seed 004: DUMMY, EXPOSED CARDS ---------------------------------------------------
 @scenario
 def dummy_down_after_false_lead(code: str) -> Script:

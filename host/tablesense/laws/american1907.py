@@ -68,8 +68,9 @@ class American1907(Portland1904):
         "card faced in the pack": "a new deal is required (A new deal, c)",
         "adversary's exposed card in play": "liable to be called, left face up; the call may "
         "be repeated at every trick until played; never forces a revoke",
-        "cards played together": "the dealer calls which one he pleases to the current trick; "
-        "the others stay face up and may be called at any time (1st)",
+        "cards played together": "the dealer calls which one he pleases to the current trick "
+        "(without a call, the one left in the trick zone); the others stay face up and may be "
+        "called at any time (1st)",
         "winning cards led without waiting": "partner may be made to win, if he can; the "
         "others are exposed",
         "adversary throws his hand": "exposed, liable to be called; the other cannot be forced "

@@ -66,6 +66,10 @@ class Answers(CallableCards):
             if r.kind == "exposed-card":
                 self.pick_up(tv, seat, r.cards)
 
+    def play_now(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        """``seat``'s card counts as played now, in turn (a card called to the trick)."""
+        tv.do(Play(seat, card), t)
+
     def lead_option_picks_up(self, r: Ruling) -> bool:
         return True
 
@@ -98,7 +102,7 @@ class Answers(CallableCards):
         assert card is not None
         others = tuple(c for c in pend[0] if c != card)
         if b.next_to_play() == seat:
-            tv.do(Play(seat, card), d.t)
+            self.play_now(tv, seat, card, d.t)
         else:
             tv.do(PlayAtTurn(seat, card), d.t)
         self.make_callable(tv, seat, others, self.c("together"), self.callable_text(

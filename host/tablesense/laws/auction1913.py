@@ -60,8 +60,8 @@ class Auction1913(American1907):
         "table; one held so partner sees any part of it; a card named as held (L68)",
         "named as in the hand": "exposed (L68)",
         "card below the table": "not exposed (L69)",
-        "cards played together": "declarer calls any one to the trick; the others are "
-        "exposed (L70)",
+        "cards played together": "declarer calls any one to the trick (without a call, the "
+        "one left in the trick zone); the others are exposed (L70)",
         "winning cards led without waiting": "partner may be made to win the first or any of "
         "those tricks (L71)",
         "adversary throws his hand": "exposed (L72)",

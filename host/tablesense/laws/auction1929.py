@@ -97,7 +97,8 @@ class Auction1929(Portland1904):
         "dealer's (declarer's) exposed card": "never penalised, never callable, but must be "
         "played from the table",
         "dummy's exposed card": "no penalty (4)",
-        "cards played together": "all exposed; declarer calls any one to the trick (9)",
+        "cards played together": "all exposed; declarer calls any one to the trick (without a "
+        "call, the one left in the trick zone); the rest can be called later (9)",
         "adversaries expose after a claim": "after the declarer's claim: not callable (11)",
         "named, then shown face up": "exposed if partner sees it: the naming does not cover "
         "it (general, 5)",

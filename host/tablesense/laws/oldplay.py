@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 from tablesense.cards import lho, partner, side
 from tablesense.engine.effects import (
     AcceptLead,
+    Answered,
     OpeningLeadFaced,
     Play,
     PlayAtTurn,
@@ -224,9 +225,12 @@ class OldPlay(Answers):
         r = self.emit(tv, self.draft(
             "cards-played-together", self.c("together"),
             f"{name(seat)} played {cards_text(cards)} at once: all are exposed cards; the "
-            "declarer calls which one is played to this trick, and the others stay face up, "
-            "liable to be called.", offender=seat, cards=cards, options=("designate-card",)), t)
+            "declarer calls which one is played to this trick (without a call, the one left "
+            "in the trick zone is), and the others stay face up, liable to be called.",
+            offender=seat, cards=cards, options=("designate-card",)), t)
         state(tv).together[seat] = (cards, r.id)
+        if b.phase == "lead" and seat == b.leader:
+            self.lead_faced(tv)  # a card is led: dummy goes down (L62)
 
     def withdrawn(self, tv: TableView, o: Observe) -> None:
         b = tv.b
@@ -248,13 +252,27 @@ class OldPlay(Answers):
             st.loot = None
             return
         pend = st.together.get(seat)
-        if pend is None or pend[1] or card not in pend[0]:
+        if pend is None or card not in pend[0]:
             return
         left = [c for c in pend[0] if (p := tv.where(c)) is not None
                 and p.zone == "trick"]
-        if len(left) == 1:
-            del st.together[seat]
+        if len(left) > 1:
+            return
+        # No call: the card he leaves in the trick zone is his play; the others stay
+        # exposed, liable to be called (an adversary's; the dealer's never are).
+        del st.together[seat]
+        if pend[1]:
+            tv.do(Answered(pend[1]), o.t)
+            others = tuple(c for c in pend[0] if c not in left)
+            verb = (f"played together with the {left[0]}" if left else "played together")
+            self.make_callable(tv, seat, others, self.c("together"),
+                               self.callable_text(seat, others, verb), o.t)
+        if left:
             self.arrival(tv, seat, Observe(o.t, seat, left[0], "trick", "up", "at"))
+
+    def play_now(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        self.in_turn(tv, seat, card, t)
+        self.lead_faced(tv)
 
     def renounce_corrected(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b

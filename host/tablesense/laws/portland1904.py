@@ -91,7 +91,9 @@ class Portland1904(OldPlay):
         "may be repeated until played; never forces a revoke (L72, L83, L84)",
         "dealer's (declarer's) exposed card": "never penalised, not liable to be called",
         "dummy's exposed card": "no penalty: dummy is blind and deaf (L69)",
-        "cards played together": "all exposed; the declarer calls which one is played (L73)",
+        "cards played together": "all exposed; the declarer calls which one is played, "
+        "without a call the one left in the trick zone; the others stay callable; at the "
+        "opening lead a card is led and dummy goes down (L62, L72, L73)",
         "winning cards led without waiting": "partner may be called on to win; the others "
         "are exposed (L74)",
         "adversary throws his hand": "exposed, liable to be called (L76)",
