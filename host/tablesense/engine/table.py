@@ -500,8 +500,12 @@ class Engine:
             self._held(o, prev)
 
     def _trick_flicker(self, o: Observe, prev: Position) -> bool:
-        """Did the card leave a trick zone before ``min_dwell_ms``, still unplayed?"""
-        if o.t - prev.t >= self.tuning.min_dwell_ms or o.card in self.played:
+        """Did the card leave a trick zone before ``min_dwell_ms``, still unplayed?
+
+        Turned face down on the table it did not flicker: it was played and its trick
+        quitted at once (a reader's late report brings both close together)."""
+        if o.t - prev.t >= self.tuning.min_dwell_ms or o.card in self.played or (
+                o.zone == "table" and o.face == "down"):
             return False
         for g in self.tracker.groups:
             if g.kind == "trick" and o.card in g.cards:
@@ -557,6 +561,9 @@ class Engine:
             return True
         if pos.t - o.t >= self.tuning.min_dwell_ms:
             return True
+        if zones == ("trick",) and pos.seat == o.seat and pos.zone == "table" and (
+                pos.face == "down"):
+            return True  # played, and its trick quitted at once (a late report)
         self.noise[o.seat]["flicker"] += 1
         return False
 
