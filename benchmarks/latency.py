@@ -20,7 +20,7 @@ One run measures, against one mosquitto on a free loopback port:
   costs nothing, to separate the disk from the software.
 * **dropped**: a defender's card dropped face up on the table: the engine
   closes a "dropped card" incident only when the 1 s thrown-hand window has
-  passed (tracker.THROWN_MS, closed by ``Engine.tick``), so this latency is
+  passed (incidents.THROWN_MS, closed by ``Engine.tick``), so this latency is
   that window plus the daemon's tick.
 
 Exposures are sent one at a time (the next after the previous alert, with

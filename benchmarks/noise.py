@@ -18,7 +18,7 @@ import json
 import sys
 import time
 
-from tablesense.engine.tracker import Tuning
+from tablesense.engine.sensing import Tuning
 from tablesense.noise import PROFILES, load_profile
 from tablesense.noise_eval import evaluate
 

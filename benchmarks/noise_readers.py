@@ -53,7 +53,7 @@ from typing import Any
 from tablesense.demo.pysim import SCAN_MS, PySimCore
 from tablesense.demo.schedule import SEATS, Timeline, table_timeline
 from tablesense.engine import Engine, EngineError, Ruling
-from tablesense.engine.tracker import THROWN_MS
+from tablesense.engine.incidents import THROWN_MS
 from tablesense.events import parse_event
 from tablesense.laws import CODES
 from tablesense.noise import PROFILES, Profile, load_profile

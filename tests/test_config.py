@@ -89,7 +89,7 @@ def test_missing_file_and_cli_check(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_tracker_thresholds_are_configured_and_checked() -> None:
     from tablesense.daemon.config import ConfigError, load_config, parse_config
-    from tablesense.engine.tracker import Tuning
+    from tablesense.engine.sensing import Tuning
 
     example = load_config(Path(__file__).parent.parent / "examples" / "tablesense.toml")
     assert example.tracker == Tuning()

@@ -15,7 +15,7 @@ from tablesense import codec
 from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.engine import Engine
-from tablesense.engine.tracker import NOISE_COUNTERS
+from tablesense.engine.sensing import NOISE_COUNTERS
 from tablesense.events import parse_event
 from tablesense.laws import CODES
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tablesense.engine import Engine, Ruling
-from tablesense.engine.tracker import Tuning
+from tablesense.engine.sensing import Tuning
 from tablesense.events import parse_event
 from tablesense.laws import CODES
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablesense.engine import Engine, EngineError, Ruling
-from tablesense.engine.tracker import THROWN_MS, Tuning
+from tablesense.engine.incidents import THROWN_MS
+from tablesense.engine.sensing import Tuning
 from tablesense.events import parse_event
 from tablesense.laws import CODES
 from tablesense.noise import NoiseModel, Profile

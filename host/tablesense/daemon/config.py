@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablesense.engine.tracker import Tuning
+from tablesense.engine.sensing import Tuning
 
 CONFIG_VERSION = 1
 SEATS = ("N", "E", "S", "W")

@@ -39,7 +39,7 @@ from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.topics import Topics
 from tablesense.engine import Engine, EngineError, Ruling
-from tablesense.engine.tracker import Tuning
+from tablesense.engine.sensing import Tuning
 from tablesense.events import COMMAND_TYPES, EVENT_TYPES, Event, EventError, parse_event
 from tablesense.journal import JournalError, read_journal
 from tablesense.laws import CODES

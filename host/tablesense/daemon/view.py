@@ -83,7 +83,7 @@ def view(snap: dict[str, Any]) -> dict[str, Any]:
     complete = len(trick) == 4
     leader = snap.get("trick_leader") or (trick[0][0] if trick else None)
     # cards sensed face up in a trick zone that the engine has not counted yet (it
-    # counts a card once it has rested there: tracker.Tuning): shown at once, marked
+    # counts a card once it has rested there: sensing.Tuning): shown at once, marked
     done = {c for plays, _ in snap.get("played") or [] for _, c in plays} | in_trick
     pending = sorted(([p.get("seat"), c] for c, p in cards.items()
                       if p.get("zone") == "trick" and p.get("face") == "up" and c not in done),

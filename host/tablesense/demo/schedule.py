@@ -51,7 +51,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablesense.engine.tracker import Tuning
+from tablesense.engine.sensing import Tuning
 from tablesense.robots import MISHAPS, Board
 
 SEATS = ("N", "E", "S", "W")

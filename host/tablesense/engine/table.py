@@ -29,16 +29,11 @@ from tablesense.engine.effects import (
     Uncovered,
 )
 from tablesense.engine.errors import EngineError, InvalidEvent
+from tablesense.engine.incidents import Group, Incidents
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
-from tablesense.engine.tracker import (
-    NOISE_COUNTERS,
-    TOGETHER_MS,
-    Group,
-    Position,
-    Tracker,
-    Tuning,
-)
+from tablesense.engine.sensing import SensingFilter, Tuning
+from tablesense.engine.tracker import Position, Tracker
 from tablesense.engine.view import TableView
 from tablesense.events import (
     BoardStart,
@@ -88,12 +83,6 @@ class Engine:
         self.default_code = default_code
         self.tuning = tuning or Tuning()
         # Glitches the tracker suppressed, per seat: visible in the reader's health topic.
-        self.noise: dict[str, dict[str, int]] = {
-            seat: dict.fromkeys(NOISE_COUNTERS, 0) for seat in SEATS}
-        self._low: dict[str, Observe] = {}  # card -> an uncorroborated low-confidence reading
-        self._conflicts: dict[str, Observe] = {}  # card -> first reading at the second seat
-        self._trick_t = -1 << 62  # when a card last arrived in a trick zone
-        self._on_turn: set[str] = set()  # cards sensed face up on the table at their turn
         self._owners: dict[str, str] = {}  # card -> the seat it was dealt to
         self._owners_of: object = None
         self.code_override = code
@@ -103,6 +92,10 @@ class Engine:
         self.law: Code = find_code(codes, code or default_code)
         self.view = TableView(self)
         self.tracker = Tracker()
+        self.incidents = Incidents()
+        self.sensing = SensingFilter(self.tuning, self.tracker, self.incidents)
+        # Glitches the sensing filter suppressed, per seat: the reader's health topic.
+        self.noise = self.sensing.noise
         self.ob: Obligations = self.law.new_state()
         self.rulings: list[Ruling] = []
         self.closed: set[str] = set()
@@ -114,6 +107,7 @@ class Engine:
         self.waiting_lead: tuple[str, str] | None = None  # an early lead that will stand
         self._turned: dict[str, str] = {}  # uncounted cards turned face down: card -> seat
         self._free_lead = False  # after a resync emptied the trick: the next lead stands
+        self._taken_back: set[str] = set()  # taken back by a decision, still in a trick zone
         self._swept: tuple[object, ...] = ()
         self._oos: tuple[int, int] = (-1, -1)
         self.conceding: set[str] = set()
@@ -141,7 +135,7 @@ class Engine:
         self.now = event.t
         self._advance(event.t)
         if not isinstance(event, Observe):
-            self._close(self.tracker.take_all())
+            self._close(self.incidents.take_all())
         handler = getattr(self, "_on_" + event.type)
         handler(event)
         self._sweep(event.t)
@@ -166,21 +160,22 @@ class Engine:
             return
         while True:
             open_: list[tuple[int, int, str | Group]] = [
-                (g.first_t, 0, g) for g in self.tracker.groups]
-            open_ += [(first.t, 1, card) for card, first in self._conflicts.items()
-                      if card in self.tracker.conflicts]
+                (g.first_t, 0, g) for g in self.incidents.groups]
+            conflict = self.sensing.oldest_conflict()
+            if conflict is not None:
+                open_.append((conflict.t, 1, conflict.card))
             if not open_:
                 return
             began, _, item = min(open_, key=lambda d: (d[0], d[1]))
             if isinstance(item, Group):
                 if not item.expired(now):
                     return
-                self.tracker.groups.remove(item)
+                self.incidents.take(item)
                 self._close([item])
             else:
                 if now - began < self.tuning.conflict_ms:
                     return
-                self.law.sensor_conflict(self.view, self._conflicts.pop(item))
+                self.law.sensor_conflict(self.view, self.sensing.take_conflict(item))
 
     def snapshot(self) -> dict[str, Any]:
         b = self.board
@@ -260,6 +255,7 @@ class Engine:
                 if not b.take_back(seat, card, keep_place):
                     return False
                 self.played.discard(card)
+                self._taken_back.add(card)  # until the table shows it out of the trick zone
             case SwapDeclarer():
                 b.swap_declarer()
             case OpeningLeadFaced():
@@ -321,10 +317,8 @@ class Engine:
         self._n = 0
 
     def _new_deal(self) -> None:
-        self._low = {}
-        self._conflicts = {}
-        self._trick_t = -1 << 62
-        self._on_turn = set()
+        self.sensing.reset()
+        self.incidents.reset()
         self.tracker.reset()
         self.ob = self.law.new_state()
         self.exposed = {}
@@ -332,6 +326,7 @@ class Engine:
         self.waiting_play = {}
         self.waiting_lead = None
         self._turned = {}
+        self._taken_back = set()
         self._free_lead = False
         self._swept = ()
         self.conceding = set()
@@ -459,24 +454,17 @@ class Engine:
     # -- observations --------------------------------------------------------------
     def _on_observe(self, o: Observe) -> None:
         b = self.b
-        if not self._admit(o):
+        sf = self.sensing
+        if not sf.admit(o) or sf.lost_elsewhere(o):
             return
-        if o.zone == "gone" and o.card not in self.tracker.conflicts:
-            prev = self.tracker.where(o.card)
-            if prev is not None and prev.seat != o.seat and prev.zone != "gone":
-                return  # a reader losing a card another reader holds: nothing moved
-        state = self.tracker.conflict(o, self._owner(o.card))
-        if state is not None:
-            if state == "new":
-                self._conflicts[o.card] = o
-            self._confirm_conflicts(o.t)
-            return
-        self._confirm_conflicts(o.t)
-        if self.tracker.came_back(o, self.tuning.dropout_ms):
-            self.noise[o.seat]["dropout"] += 1
-            self.tracker.update(o)
+        conflicting = sf.conflicting(o, self._owner(o.card))
+        for first in sf.due_conflicts(o.t):
+            self.law.sensor_conflict(self.view, first)
+        if conflicting or sf.dropout(o):
             return
         prev = self.tracker.update(o)
+        if o.zone != "trick":
+            self._taken_back.discard(o.card)
         self.law.observed(self.view, o, prev)
         if o.zone == "gone" or b.phase == "end":
             return
@@ -490,7 +478,7 @@ class Engine:
             self._to_trick(o, prev)
             return
         if prev is not None and prev.zone == "trick":
-            if not self._trick_flicker(o, prev):
+            if not sf.flicker(o, prev, o.card in self.played):
                 self._from_trick(o)
                 return
             prev = None  # the card never really reached the trick: a fresh movement
@@ -499,28 +487,12 @@ class Engine:
         elif o.face == "up" and o.zone in ("hand", "detached"):
             self._held(o, prev)
 
-    def _trick_flicker(self, o: Observe, prev: Position) -> bool:
-        """Did the card leave a trick zone before ``min_dwell_ms``, still unplayed?
-
-        Turned face down on the table it did not flicker: it was played and its trick
-        quitted at once (a reader's late report brings both close together)."""
-        if o.t - prev.t >= self.tuning.min_dwell_ms or o.card in self.played or (
-                o.zone == "table" and o.face == "down"):
-            return False
-        for g in self.tracker.groups:
-            if g.kind == "trick" and o.card in g.cards:
-                g.items = [x for x in g.items if x.card != o.card]
-                self.noise[prev.seat]["flicker"] += 1
-                self.tracker.groups = [g for g in self.tracker.groups if g.items]
-                return True
-        return False
-
     def _held(self, o: Observe, prev: Position | None) -> None:
         if prev and prev.zone == o.zone and prev.face == "up":
             return
         if o.card in self.exposed or o.card in self.played or self._display(o.seat):
             return
-        self._close(self.tracker.take_all())
+        self._close(self.incidents.take_all())
         how = "held" if o.zone == "hand" else "detached"
         self.law.exposure(self.view, o.seat, (o.card,), how, visibility(o, o.seat), o.t, [o])
 
@@ -531,41 +503,6 @@ class Engine:
             self._owners_of = self.b.deal
             self._owners = {c: seat for seat, cards in self.b.deal.items() for c in cards}
         return self._owners.get(card)
-
-    def _admit(self, o: Observe) -> bool:
-        """Low-confidence camera readings count only when a second one agrees."""
-        if o.conf is None or o.conf >= self.tuning.min_conf:
-            self._low.pop(o.card, None)
-            return True
-        prev = self._low.pop(o.card, None)
-        if prev is not None and (prev.seat, prev.zone, prev.face) == (o.seat, o.zone, o.face):
-            return True
-        self._low[o.card] = o
-        self.noise[o.seat]["low_conf"] += 1
-        return False
-
-    def _confirm_conflicts(self, now: int) -> None:
-        """A conflict that lasted ``conflict_ms`` is ruled on; shorter ones are noise."""
-        for card, first in list(self._conflicts.items()):
-            if card not in self.tracker.conflicts:
-                del self._conflicts[card]
-                self.noise[first.seat]["conflict"] += 1
-            elif now - first.t >= self.tuning.conflict_ms:
-                del self._conflicts[card]
-                self.law.sensor_conflict(self.view, first)
-
-    def _settled(self, o: Observe, zones: tuple[str, ...]) -> bool:
-        """Did the card stay where ``o`` put it at least ``min_dwell_ms``?"""
-        pos = self.tracker.where(o.card)
-        if pos is None or (pos.seat == o.seat and pos.zone in zones and pos.face == o.face):
-            return True
-        if pos.t - o.t >= self.tuning.min_dwell_ms:
-            return True
-        if zones == ("trick",) and pos.seat == o.seat and pos.zone == "table" and (
-                pos.face == "down"):
-            return True  # played, and its trick quitted at once (a late report)
-        self.noise[o.seat]["flicker"] += 1
-        return False
 
     def _display(self, seat: str) -> bool:
         """Dummy's cards face up once the opening lead is faced are the display."""
@@ -578,26 +515,13 @@ class Engine:
             return
         if o.card in self.played:
             return
-        # Passed over the table antenna on its way: it reached the trick soon after, and
-        # was sensed on the table at its player's turn or no other card was played
-        # meanwhile (a card dropped face up out of turn, then played at its turn after
-        # the others' plays, was exposed before it was played).
-        transit = False
-        for g in self.tracker.groups:
-            if g.kind == "table" and any(x.card == o.card and o.t - x.t <= self.tuning.transit_ms
-                                         and (x.t >= self._trick_t or x.card in self._on_turn)
-                                         for x in g.items):
-                g.items = [x for x in g.items if x.card != o.card]
-                self.noise[o.seat]["transit"] += 1
-                transit = True
-        self.tracker.groups = [g for g in self.tracker.groups if g.items]
-        self._close(self.tracker.take_holding(o.card))
-        self.tracker.join("trick", o)
-        self._trick_t = o.t
+        # Passed over the table antenna on its way (a card dropped face up out of turn,
+        # then played at its turn after the others' plays, was exposed before it was).
+        transit = self.sensing.arrived_in_trick(o)
+        self._close(self.incidents.take_holding(o.card))
+        self.incidents.join("trick", o)
         if transit:  # the trick waited for it (_to_table): no longer
-            for g in self.tracker.groups:
-                if g.kind == "trick":
-                    g.window = min(g.window, max(TOGETHER_MS, o.t - g.first_t))
+            self.incidents.narrow_tricks(o.t)
 
     def _from_trick(self, o: Observe) -> None:
         b = self.b
@@ -609,7 +533,7 @@ class Engine:
             # A card just sensed face up on the table may be a play crossing the table
             # antenna, reported before its trick zone while this trick is quitted: the
             # quit leaves it to reach the trick (transit_ms).
-            self._close(self.tracker.take_all(o.t - self.tuning.transit_ms))
+            self._close(self.incidents.take_all(o.t - self.tuning.transit_ms))
             done = [c for plays, _ in b.tricks[-1:] for _, c in plays]
             if (o.card not in self.played and o.card in b.hands[o.seat]
                     and b.phase in ("lead", "play")):
@@ -625,7 +549,7 @@ class Engine:
                     self.law.end_of_play(self.view, o.t)
                     b.move("last-trick")
             return
-        self._close(self.tracker.take_all())
+        self._close(self.incidents.take_all())
         self.law.withdrawn(self.view, o)
         # The table shows a played card taken back and no law explains it: follow the
         # table (the card is back in the hand) and tell the director once.
@@ -640,10 +564,11 @@ class Engine:
     def _lying_in_trick(self, seat: str) -> list[str]:
         """``seat``'s cards face up in his trick zone that no play has counted yet."""
         b = self.b
-        grouped = {x.card for g in self.tracker.groups if g.kind == "trick" for x in g.items}
+        grouped = self.incidents.holding("trick")
         return [c for c, p in self.tracker.pos.items()
                 if p.seat == seat and p.zone == "trick" and p.face != "down"
-                and c not in self.played and c in b.hands[seat] and c not in grouped]
+                and c not in self.played and c in b.hands[seat] and c not in grouped
+                and c not in self._taken_back]
 
     def _sweep(self, t: int) -> None:
         """A card lying in a player's trick zone when his turn comes is his play, unless
@@ -723,7 +648,7 @@ class Engine:
 
     def _turn_now(self) -> str | None:
         """Whose turn it is to play, counting the cards still in an open trick group."""
-        for g in reversed(self.tracker.groups):
+        for g in reversed(self.incidents.groups):
             if g.kind == "trick" and g.items:
                 return lho(g.items[-1].seat)
         return self.b.next_to_play()
@@ -733,15 +658,9 @@ class Engine:
             return
         if o.card in self.exposed or o.card in self.played or self._display(o.seat):
             return
-        self._close(self.tracker.take_holding(o.card))
-        self.tracker.join("table", o)
-        if o.seat == self._turn_now():
-            self._on_turn.add(o.card)
-            for g in self.tracker.groups:
-                if g.kind == "trick":  # the trick waits for this play crossing the table
-                    g.window = max(g.window, o.t - g.first_t + self.tuning.transit_ms)
-        else:
-            self._on_turn.discard(o.card)
+        self._close(self.incidents.take_holding(o.card))
+        self.incidents.join("table", o)
+        self.sensing.on_table(o, at_turn=o.seat == self._turn_now())
 
     # -- incidents -----------------------------------------------------------------
     def _close(self, groups: list[Group]) -> None:
@@ -757,7 +676,7 @@ class Engine:
         assert g.seat is not None
         if self._display(g.seat):
             return  # dummy spread right after a lead that was still being closed
-        g.items = [o for o in g.items if self._settled(o, ("table", "floor"))]
+        g.items = [o for o in g.items if self.sensing.settled(o, ("table", "floor"))]
         if not g.items:
             return
         seat, cards = g.seat, g.cards
@@ -776,7 +695,7 @@ class Engine:
         b = self.b
         by_seat: dict[str, list[Observe]] = {}
         for o in g.items:
-            if not self._settled(o, ("trick",)):
+            if not self.sensing.settled(o, ("trick",)):
                 continue
             by_seat.setdefault(o.seat, []).append(o)
         order = list(by_seat)

@@ -65,12 +65,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablesense.engine import tracker as _tracker
+from tablesense.engine.incidents import THROWN_MS, TOGETHER_MS
+from tablesense.engine.sensing import Tuning
 from tablesense.sim.firmware import SEATS, expected_timeline
 
 KINDS = ("rfid", "camera")
-TOGETHER_MS: int = getattr(_tracker, "TOGETHER_MS", 300)  # trick arrivals that are one incident
-THROWN_MS: int = getattr(_tracker, "THROWN_MS", 1000)  # face-up table arrivals of one seat
 
 
 def card_windows() -> tuple[int, ...]:
@@ -81,12 +80,8 @@ def card_windows() -> tuple[int, ...]:
     passing over the table on its way to the trick, a dropout), so the time
     compression keeps each card's gaps on the same side of every window.
     """
-    tuning = getattr(_tracker, "Tuning", None)
     found: set[int] = set()
-    try:
-        defaults = vars(tuning()) if tuning is not None else {}
-    except TypeError:  # a tuning without defaults: none to keep
-        defaults = {}
+    defaults = vars(Tuning())
     for name, value in defaults.items():
         if name.endswith("_ms") and isinstance(value, int) and value > 0:
             found.add(value)
