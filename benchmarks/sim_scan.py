@@ -5,12 +5,15 @@
 A steady scan of the firmware's RfidScanner over the sim's chips (trick,
 table, floor; one field at a time), in CPython: the virtual ms each scan
 takes, with the SPI overhead and the settle time as modelled, and with each
-set to 0 (what remains is air time). Deterministic: the same every run.
-These are simulated figures, not measurements of a board.
+set to 0 (what remains is air time). Then a whole table (firmware/sim/
+table.py: four boards on one air, in their time slots): from a card landing
+on a trick antenna to its OBSERVE, 16 plays. Deterministic: the same every
+run. These are simulated figures, not measurements of a board.
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -59,6 +62,26 @@ def scan_ms(table_cards: int, spi_call_us: float = 20, settle_ms: int = 5) -> fl
         rc.SPI_CALL_US = saved
 
 
+def table_latency(slot_ms: int, table_cards: int) -> tuple[float, int, int]:
+    """(median, max) ms from a card landing on a trick antenna to its OBSERVE, and the
+    clashes, for four seats in ``slot_ms`` slots with ``table_cards`` on each table loop."""
+    from sim.table import run
+
+    deck = [s + r for s in "SHDC" for r in "AKQJT98765432"]
+    lines: list[dict[str, Any]] = []
+    landed: dict[str, int] = {}
+    for k, seat in enumerate("NESW"):
+        for c in deck[13 * k + 7: 13 * k + 7 + table_cards]:
+            lines.append({"t": 0, "seat": seat, "card": c, "zone": "table"})
+        for j in range(4):
+            card, t = deck[13 * k + j], 500 + 1000 * j + 130 * k
+            lines.append({"t": t, "seat": seat, "card": card, "zone": "trick"})
+            landed[card] = t
+    obs, stats = run(lines, slots=4, slot_ms=slot_ms, until_ms=6000)
+    lat = [o["rt"] - landed[o["card"]] for s in "NESW" for o in obs[s] if o["zone"] == "trick"]
+    return float(statistics.median(lat)), max(lat), int(stats["clashes"])
+
+
 def main() -> None:
     rows = [
         ("13 cards on the table, 1 on the trick", scan_ms(13)),
@@ -69,6 +92,10 @@ def main() -> None:
     ]
     for name, ms in rows:
         print(f"{name}: {ms:.1f} ms (simulated)")
+    for slot_ms, cards in ((40, 0), (70, 0), (70, 6)):
+        med, worst, clashes = table_latency(slot_ms, cards)
+        print(f"table, 4 slots of {slot_ms} ms, {cards} cards on each table loop: landing to "
+              f"OBSERVE median {med:.0f} ms, max {worst} ms, {clashes} clashes (simulated)")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ makes the reader sign its frames (hardware/protocol.md section 2a).
 ``noise.txt`` (``hold_ms``, ``gone_ms``, ``min_conf`` lines) overrides the
 debouncer's noise defaults (debounce.py, ``tune``); a line it cannot apply
 is skipped, the default kept. ``antennas.txt`` lists the zones fitted, one a
-line in chip-select order (default ``trick``, ``table``, ``floor``); the HELLO
-claims exactly those.
+line in chip-select order (default ``trick``, ``table``: the bench build, whose
+MFRC522 cannot drive a floor mat; add ``floor`` where a front end that can is
+fitted, hardware/README.md section 2); the HELLO claims exactly those.
 """
 
 import asyncio
@@ -32,9 +33,9 @@ from reader import Reader
 from zones import RfidScanner
 
 CHIP_SELECTS = (17, 20, 21)
-ZONES = ("trick", "table", "floor")
+ZONES = ("trick", "table")
 SLOTS = 4  # the seats of a table take turns (hardware/README.md, section 4)
-SLOT_MS = 40
+SLOT_MS = 70  # a table loop with half of dummy's 13 cards: 5 + 7 x 8 + 2 ms (section 6)
 SYNC_PIN = 12
 
 

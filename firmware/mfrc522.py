@@ -122,6 +122,7 @@ class MFRC522:
         self.sleep_us = sleep
         self.errors = 0  # frames lost to CRC/protocol/BCC errors since boot
         self.clone = False  # version 0x12: a clone chip (works; reported once)
+        self.branch = 1  # anticollision: which branch to take at a collision
 
     # transport, provided by a subclass
     def _rd(self, reg):
@@ -235,7 +236,10 @@ class MFRC522:
                 if pos == 0 or bit < known:
                     self.errors += 1
                     return None
-                uid[bit >> 3] |= 1 << (bit & 7)  # take the branch with a 1
+                if self.branch:  # take the branch with a 1 (or, every other round, a 0)
+                    uid[bit >> 3] |= 1 << (bit & 7)
+                else:
+                    uid[bit >> 3] &= ~(1 << (bit & 7)) & 0xFF
                 uid[bit >> 3] &= (2 << (bit & 7)) - 1  # bits after it unknown
                 known = bit + 1
                 continue
@@ -338,15 +342,19 @@ class MFRC522:
             self._timer(self.timeout_ms)
         return st == OK and len(rx) == 1 and rx[0] & 0x0F == 0x0A
 
-    def inventory(self, want_pages=None, page=4, max_tags=20):
+    def inventory(self, want_pages=None, page=4, max_tags=20, stop=None):
         """All tags on the antenna: list of (uid, pages or None).
 
         ``want_pages(uid)`` says whether to READ ``page``.. of that tag (for a
         UID the card map does not know yet). The field must be on and settled.
+        ``stop()`` True ends the round before the next tag (the time slot is ending).
         """
         found: list = []
         wake = True
-        while len(found) < max_tags:
+        self.branch ^= 1  # alternate ends of the UID tree: a round cut short (stop) misses
+        while len(found) < max_tags:  # other tags next time, never the same ones
+            if found and stop is not None and stop():
+                break
             uid = self.read_uid(wake)
             wake = False
             if uid is None:

@@ -53,6 +53,9 @@ from cards import tag_state
 from debounce import Debouncer
 from slots import Slots
 from ticks import ticks_diff, ticks_ms
+from zones import EMPTY_MS, TAG_MS
+
+SLOT_END_MS = TAG_MS + EMPTY_MS + 3  # a tag, the final request, a first READ: then stop
 
 # 0.2.0: every frame but HELLO kept for RESEND; noise.txt
 # 0.3.0: HELLO claims the zones it senses (no face, no hand); one field at a time in the
@@ -242,22 +245,41 @@ class Reader:
             sc.read(i)
         self.finish_scan()
 
+    def _slot_ending(self):
+        return self.slots.left_ms() < SLOT_END_MS
+
+    def next_antenna(self, plan, done):
+        """(antenna, ms to wait first) to read next in a scan following ``plan``, of
+        which ``done`` are read; None: the scan is over (every antenna read, or this
+        seat's slot is spent: the others keep their last reading until a later scan)."""
+        if done >= len(plan):
+            return None
+        i = plan[done]
+        wait = self.slots.wait_ms(self.scanner.estimate_ms(i))
+        if wait > 0 and done > 0:
+            return None
+        return i, wait
+
     async def _read_antennas(self):
         sc = self.scanner
-        for i in range(sc.antenna_count):
-            while True:  # into this seat's slot, with room for the whole exchange
-                wait = self.slots.wait_ms(sc.estimate_ms(i))
-                if wait <= 0:
-                    break
+        plan = sc.plan()
+        done = 0
+        while True:
+            nxt = self.next_antenna(plan, done)
+            if nxt is None:
+                return
+            i, wait = nxt
+            if wait > 0:  # into this seat's slot, with room for the exchange
                 if self.wdt is not None:
                     self.wdt.feed()
                 await asyncio.sleep_ms(wait)
-            settle = sc.begin(i)
-            if settle < 0:
                 continue
-            if settle:
-                await asyncio.sleep_ms(settle)
-            sc.read(i)
+            settle = sc.begin(i)
+            if settle >= 0:
+                if settle:
+                    await asyncio.sleep_ms(settle)
+                sc.read(i, self._slot_ending)
+            done += 1
 
     def enrol_antenna(self, i):
         """Enrolment: pending WRITEs for tags last seen on antenna ``i`` (field on since

@@ -69,3 +69,11 @@ class Slots:
         if wait <= 0:
             wait += self.cycle_ms
         return wait
+
+    def left_ms(self):
+        """ms left in this seat's slot before its guard (a large number when alone)."""
+        if self.slots == 1:
+            return 1 << 20
+        phase = self._phase(self.clock())
+        end = self.slot * self.slot_ms + self.slot_ms - GUARD_MS
+        return end - phase

@@ -8,8 +8,9 @@ cards are sensed by RFID antennas or by a camera:
   settle time) and then ``read(i)``; the loop may spread the steps over its
   time slots (slots.py);
 - ``scan()`` returns ``{card: (zone, face, level, seen_by, conf)}`` for every
-  card sensed since the last ``scan()`` (``seen_by`` None = not known, ``conf``
-  None = 1);
+  card sensed (``seen_by`` None = not known, ``conf`` None = 1): for the RFID
+  scanner, each antenna's latest reading, so an antenna the loop could not
+  read this time (its slot was spent) keeps its last one;
 - ``take_faults()`` returns and clears new ``(code, zone, antenna)`` faults;
 - ``held()`` names zones whose sensor is faulty, where nothing is known:
   cards last seen there are neither moved nor reported gone;
@@ -42,8 +43,9 @@ PRIORITY = {"trick": 3, "table": 2, "floor": 1, "hand": 1}
 PROBE_ZONES = ("table", "trick")
 PROBE_GAIN = 1  # RxGain 23 dB, 10 dB under the 33 dB the scan runs at
 WEAK_CONF = 0.3
-# Air time (hardware/README.md, section 6): per tag found, the empty final request
-TAG_MS = 6
+# Air time (hardware/README.md, section 6; BENCHMARKS.md, simulated): per tag found
+# (with its collision steps), the empty final request
+TAG_MS = 8
 EMPTY_MS = 2
 
 
@@ -80,11 +82,12 @@ class RfidScanner:
         self.found = [0] * len(antennas)  # tags found at the last read (air time estimate)
         self.reads = 0
         self.errors = 0
+        self.overruns = 0  # inventories cut short at the end of the seat's slot
         self._faults = []
         self._on = -1  # the antenna whose field is on, or -1
-        self._seen = {}
-        self._strong = {}  # (antenna, uid) -> heard at PROBE_GAIN, while read every scan
-        self._strong_now = {}
+        self._reads: list = [None] * len(antennas)  # per antenna: [(card, obs)], last read
+        self.age = [0] * len(antennas)  # scans since each antenna was last read
+        self._strong = {}  # (antenna, uid) -> heard at PROBE_GAIN, while read every time
 
     def init(self):
         for i in range(len(self.antennas)):
@@ -108,7 +111,7 @@ class RfidScanner:
 
     def estimate_ms(self, i):
         """Air time antenna ``i`` will likely take: its settle time and the tags it had."""
-        return self.settle_ms + EMPTY_MS + TAG_MS * self.found[i]
+        return self.settle_ms + EMPTY_MS + TAG_MS * max(1, self.found[i])
 
     def begin(self, i=0):
         """Field of antenna ``i`` on (every other one off first); ms to settle, or -1 if dead."""
@@ -132,6 +135,7 @@ class RfidScanner:
             self._on = -1
 
     def _mark_dead(self, i):
+        self._reads[i] = None
         if not self.dead[i]:
             self.dead[i] = True
             self.errors += 1
@@ -145,8 +149,11 @@ class RfidScanner:
                 out.append(z)
         return out
 
-    def read(self, i=0):
-        """Inventory of antenna ``i`` (its field on since ``begin(i)``), then its field off."""
+    def read(self, i=0, stop=None):
+        """Inventory of antenna ``i`` (its field on since ``begin(i)``), then its field off.
+
+        ``stop()`` True cuts the inventory short before the next tag (the seat's time
+        slot is ending): counted in ``overruns``; the tags not reached are missed."""
         if self._on != i or self.dead[i]:
             return
         zone, chip = self.antennas[i]
@@ -156,33 +163,46 @@ class RfidScanner:
             v = chip.version()
             if v == 0 or v == 0xFF:
                 raise MFRC522Error("no version")
-            found = chip.inventory(self.cards.wants_pages)
+            found = chip.inventory(self.cards.wants_pages, 4, 20, stop)
+            if stop is not None and stop():
+                self.overruns += 1
+            strong = {}
             if zone in PROBE_ZONES:
                 for uid, _ in found:
                     k = (i, uid)
                     s = self._strong.get(k)
-                    self._strong_now[k] = chip.answers(uid, PROBE_GAIN) if s is None else s
+                    if s is None and stop is not None and stop():
+                        continue  # no time left in the slot: probed at a later read
+                    strong[k] = chip.answers(uid, PROBE_GAIN) if s is None else s
             self._off()
         except MFRC522Error:
             self._on = -1
             self._mark_dead(i)
             return
+        for k in [k for k in self._strong if k[0] == i]:
+            del self._strong[k]
+        self._strong.update(strong)
         self.found[i] = len(found)
+        self.age[i] = 0
         self.errors += chip.errors - before
         level = LEVEL_OF_ZONE.get(zone, "unknown")
-        seen = self._seen
+        reads = []
         for uid, pages in found:
             card = self.cards.card(uid, pages)
             if card is None:
                 self.errors += 1
                 continue
             self.reads += 1
-            old = seen.get(card)
-            conf = None if self._strong_now.get((i, uid), True) else WEAK_CONF
-            # a strong read beats a weak one; among equals, the zone nearer the middle
-            if old is None or (conf is None, PRIORITY.get(zone, 0)) > (
-                    old[4] is None, PRIORITY.get(old[0], 0)):
-                seen[card] = (zone, "unknown", level, None, conf)
+            conf = None if strong.get((i, uid), True) else WEAK_CONF
+            reads.append((card, (zone, "unknown", level, None, conf)))
+        self._reads[i] = reads
+
+    def plan(self):
+        """The order to read the antennas in this scan: any not read for 2 scans first (a
+        spent slot must not starve it), then antenna 0 (the trick: plays are what must be
+        quick), then the longest unread."""
+        return sorted(range(len(self.antennas)),
+                      key=lambda i: (self.age[i] < 2, i != 0, -self.age[i]))
 
     # -- enrolment (tablesense deck): tags as they are, and writing them ----------------
     def enrol_read(self, i):
@@ -219,12 +239,17 @@ class RfidScanner:
         return ok
 
     def scan(self):
-        """What the reads since the last scan() sensed."""
+        """Every antenna's latest reading, merged: a card on two antennas is where it was
+        read strongly, then in the zone nearer the middle."""
         self._off()
-        seen = self._seen
-        self._seen = {}
-        self._strong = self._strong_now
-        self._strong_now = {}
+        seen: dict = {}
+        for i in range(len(self.antennas)):
+            self.age[i] += 1
+            for card, obs in self._reads[i] or ():
+                old = seen.get(card)
+                if old is None or (obs[4] is None, PRIORITY.get(obs[0], 0)) > (
+                        old[4] is None, PRIORITY.get(old[0], 0)):
+                    seen[card] = obs
         return seen
 
     def take_faults(self):

@@ -40,15 +40,40 @@ class SimClock:
 
 
 class Air:
-    """The chips whose fields share one space (a seat's, or a table's)."""
+    """The chips whose fields share one space (a seat's, or a table's).
+
+    Each chip may run on its own clock (the four boards of a table, simulated one
+    after another, each on its own virtual time from one epoch): the air keeps
+    every field's on-time as an interval, and an exchange clashes when another
+    chip's field was on at that moment of its clock, whichever ran first.
+    """
 
     def __init__(self):
         self.chips = []
         self.clashes = 0  # exchanges lost to two fields on at once
+        self._on = {}  # chip -> us its field went on (open interval)
+        self._past = []  # (chip, on us, off us), kept for KEEP_US
+        self.keep_us = 2000000
 
     def join(self, chip):
         self.chips.append(chip)
         chip.air = self
 
+    def field(self, chip, on):
+        t = chip.clock.us
+        if on:
+            self._on[chip] = t
+            return
+        t0 = self._on.pop(chip, None)
+        if t0 is not None:
+            self._past.append((chip, t0, t))
+            if len(self._past) > 256:
+                horizon = t - self.keep_us
+                self._past = [p for p in self._past if p[2] >= horizon]
+
     def others_on(self, chip):
-        return any(c is not chip and c.field_on() for c in self.chips)
+        t = chip.clock.us
+        for c, t0 in self._on.items():
+            if c is not chip and t0 <= t:
+                return True
+        return any(c is not chip and t0 <= t <= t1 for c, t0, t1 in self._past)

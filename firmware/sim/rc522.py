@@ -168,6 +168,8 @@ class SimMFRC522:
     def _wr(self, reg, v):
         if reg == 0x01:
             if v & 0x0F == 0x0F:
+                if self.air is not None and self.field_on():
+                    self.air.field(self, False)
                 self._reset()
                 for t, _ in self._field():
                     t.power_up()
@@ -191,6 +193,8 @@ class SimMFRC522:
         elif reg == 0x14:
             was = self.field_on()
             self.regs[0x14] = v
+            if self.air is not None and self.field_on() != was:
+                self.air.field(self, not was)
             if self.field_on() and not was:
                 base = self.hook(self) if self.hook is not None else [
                     (t, SIGNAL_ON) for t in self.tags]
