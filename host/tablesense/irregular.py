@@ -305,7 +305,12 @@ class _Table(_Sim):
                     self._before_lead_by(seat)
                 led = suit(self.trick[0][1]) if self.trick else None
                 card = self.choose(seat, led)
-                self.play(seat, card)
+                if trick_no == 0 and not self.trick and not self.old and self.rng.random() < 0.5:
+                    self.take(seat, card)  # 2017 Law 41A: the opening lead face down first
+                    self.obs(seat, card, "trick", "down")
+                    self.obs(seat, card, "trick")
+                else:
+                    self.play(seat, card)
                 self.trick.append((seat, card))
                 nxt = lho(seat)
             if trick_no == 0 and self.trick:
@@ -324,8 +329,8 @@ class _Table(_Sim):
         penalty card's holder is to lead; the table's director hears 'it remains'."""
         if self.old:
             return
-        if any(c in self.major for c in self.faceup[partner(seat)]) and self.defender(seat):
-            self.decide("pc-remains")
+        if any(c in self.major for c in self.owed[partner(seat)]) and self.defender(seat):
+            self.decide("pc-remains")  # the withdrawn card of a revoke too (62B1)
 
     def _maybe_fix(self, final: bool = False) -> None:
         f = self.fix
@@ -531,7 +536,9 @@ class _Table(_Sim):
         self.note(p.kind, f"{wrong} led {card} out of turn ({seat} to lead) at trick "
                   f"{trick_no + 1}, {'accepted' if accept else 'refused'}")
         if accept:
-            if not self.old:
+            # 2017 Law 53A: the next player's play to it accepts it too (not at the opening
+            # lead, where dummy's spread comes first)
+            if not self.old and (trick_no == 0 or self.rng.random() < 0.7):
                 self.decide("accept-lead")
             if trick_no == 0:
                 self.spread_dummy()
