@@ -24,7 +24,8 @@ SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played
           "card-exposed-in-cut", "card-faced-in-pack", "renounce-corrected-card-called",
           "revoke-established", "dealer-drops-card", "named-card", "named-then-shown",
           "named-then-shown-before-declaration",
-          "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called")
+          "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
+          "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 

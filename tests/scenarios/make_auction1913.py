@@ -19,7 +19,8 @@ CODE = "auction-1913"
 SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played-together",
           "winning-cards-without-waiting", "adversary-throws-hand", "held-so-partner-sees",
           "dealer-leads-out-of-turn", "false-lead-followed", "dealer-drops-card",
-          "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called")
+          "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
+          "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")
@@ -103,6 +104,21 @@ def lead_out_of_turn_suit_called(code: str) -> Script:
     """L76: or a suit is called when either adversary next leads."""
     s = p.after_two_tricks(code).play("W:H5").cmd("decide", option="call-suit", suit="D")
     return s.obs("W", "H5", "hand", "down").play("E:DK")
+
+
+@scenario
+def card_exposed_in_deal(code: str) -> Script:
+    """L37 (c): a card exposed during the deal, here in the receiver's hand: a new deal."""
+    s = Script(code).setup("deal").obs("E", "SK", "hand", "down").obs("E", "SK", "hand")
+    return s.setup("shuffle").setup("deal").dealt()
+
+
+@scenario
+def card_below_table_in_deal(code: str) -> Script:
+    """L37 (c): on, above or below the table: a card on the floor in the deal, a new deal."""
+    s = Script(code).setup("deal").obs("E", "SK", "hand", "down")
+    s.obs("E", "SK", "floor", level="below")
+    return s.setup("shuffle").setup("deal").dealt()
 
 
 if __name__ == "__main__":

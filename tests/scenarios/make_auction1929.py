@@ -21,7 +21,8 @@ SHARED = ("below-the-table", "exposed-card-called", "call-never-forces-revoke",
           "draw-two-cards", "card-seen-in-shuffle", "card-exposed-in-cut", "card-faced-in-pack",
           "dummy-exposes-before-lead", "cards-played-together", "dealer-drops-card",
           "lead-out-of-turn-card-called", "named-then-shown",
-          "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called")
+          "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
+          "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED if name != "lead-out-of-turn-card-called"}
 
 FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")
@@ -163,6 +164,14 @@ def named_then_shown_in_bidding(code: str) -> Script:
     the offender's left may demand a new deal (issue 14)."""
     s = Script(code).dealt().call("N", "1N").cmd("named", seat="E", card="SK").drop("E", "SK")
     return s.auction("P 3N P P P", first="E")
+
+
+@scenario
+def card_below_table_in_deal(code: str) -> Script:
+    """General: a card dropped on the floor during the deal is not an exposed card."""
+    s = Script(code).setup("deal").obs("E", "SK", "hand", "down")
+    s.obs("E", "SK", "floor", level="below")
+    return s.obs("E", "SK", "hand", "down").dealt()
 
 
 if __name__ == "__main__":

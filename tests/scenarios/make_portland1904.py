@@ -397,6 +397,43 @@ def last_card_exposed(code: str) -> Script:
     return s.setup("shuffle").setup("deal").dealt()
 
 
+# -- issue 14: the deal ---------------------------------------------------------------------
+WHIST = ("portland-1904", "american-1907")
+
+
+@scenario
+def dealt_card_exposed_by_receiver(code: str) -> Script:
+    """L40: East's card, dealt to him face down, is seen face up in front of him: exposed by
+    an adversary, so the dealer (or his partner) may claim a new deal."""
+    s = Script(code).setup("deal").obs("E", "SK", "table", "down", gap=200)
+    s.obs("E", "SK", "table")
+    if code in WHIST:
+        s.cmd("decide", option="demand-new-deal", seat="N")
+    return s.setup("shuffle").setup("deal").dealt()
+
+
+@scenario
+def redeal_starts_clean(code: str) -> Script:
+    """L39 II, then a new deal: the HA faced in the old pack is exposed again in the new deal
+    (before the declaration, or in the bidding), and ruled afresh."""
+    s = Script(code).setup("shuffle").setup("cut").setup("deal").obs("N", "HA", "table")
+    s.setup("shuffle").setup("cut").setup("deal").dealt().obs("N", "HA", "hand", "down")
+    if code in WHIST:
+        return s.drop("N", "HA").declare("N", "N").call("E", "P")
+    return s.call("N", "1N").drop("N", "HA").auction("P 3N P P P", first="E")
+
+
+@scenario
+def redeal_then_exposed_in_deal(code: str) -> Script:
+    """L39 II, L40: after a redeal a card exposed in the new deal is a new incident."""
+    s = Script(code).setup("shuffle").setup("cut").setup("deal").obs("E", "HA", "table")
+    s.setup("shuffle").setup("cut").setup("deal").obs("W", "SA", "hand", "down")
+    s.obs("W", "SA", "hand")
+    if code in WHIST:
+        s.cmd("decide", option="demand-new-deal", seat="N")
+    return s.setup("shuffle").setup("deal").dealt()
+
+
 def main(code: str = CODE, scenarios: dict[str, Callable[[str], Script]] | None = None) -> None:
     out = Path(__file__).parent / code
     out.mkdir(parents=True, exist_ok=True)

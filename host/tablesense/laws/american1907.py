@@ -88,8 +88,10 @@ class American1907(Portland1904):
         "shown to an adversary only": "held cards: not exposed; dropped face up: exposed",
         "card detached so as to be named": "exposed if partner can see it (3d)",
         "card seen in shuffle or cut": "re-shuffle; fresh cut",
-        "card exposed in the deal": "the other side (the eldest hand for the dealer's side) "
-        "may claim a new deal before the deal is complete and before looking at his cards",
+        "card exposed in the deal": "by the player who exposed it (a card dealt to him face "
+        "down, then face up before him, is his): the other side (the eldest hand for the "
+        "dealer's side) may claim a new deal before the deal is complete and before looking at "
+        "his cards (There may be a new deal a, b)",
         "exposed before the trump declaration": "by the dealer or dummy: the eldest hand may, "
         "without consulting his partner, claim a new deal; partner forfeits double/redouble",
         "exposed before the opening lead": "partner forfeits double/redouble; leader's "

@@ -34,6 +34,8 @@ class Auction1913(American1907):
                              "(playingcardgames.net; Work, Auction of To-day, 1913)")
     whist: ClassVar[bool] = False
     named_exposes: ClassVar[bool] = True
+    # L37 (c): any card exposed during the deal, on, above or below the table: a new deal
+    setup_kinds: ClassVar[dict[str, str]] = {**American1907.setup_kinds, "deal": "redeal"}
     leader_pre_lead_callable: ClassVar[bool] = True
     pre_lead_options: ClassVar[dict[str, tuple[str, ...]]] = {
         "leader": ("call-card",), "leaders-partner": ("call-card", "forbid-lead-suit")}
@@ -41,7 +43,7 @@ class Auction1913(American1907):
     opening_loot_options: ClassVar[tuple[str, ...]] = ("treat-as-exposed", "call-suit")
     cite: ClassVar[dict[str, str]] = {
         **American1907.cite,
-        "bidding": f"{WC}, Law 65", "leaders-partner": f"{WC}, Law 66",
+        "bidding": f"{WC}, Law 65", "deal": f"{WC}, Law 37 (c)", "leaders-partner": f"{WC}, Law 66",
         "leader": f"{WC}, Law 66", "exposed": f"{WC}, Law 67, 68", "held": f"{WC}, Law 68, 69",
         "detached": f"{WC}, Law 68, 69", "named": f"{WC}, Law 68", "below": f"{WC}, Law 69",
         "together": f"{WC}, Law 70", "winning-cards": f"{WC}, Law 71",
@@ -72,6 +74,9 @@ class Auction1913(American1907):
         "declarer's claim spares them",
         "dealer's (declarer's) exposed card": "not liable to be called (L72)",
         "dealer leads out of turn": "no penalty; not after second hand has played (L77)",
+        "card exposed in the deal": "there must be a new deal (L37 c)",
+        "card below the table in the deal": "a new deal: \"on, above or below the table\" "
+        "(L37 c)",
         "false lead followed by all three": "the trick stands (L78)",
         "drawing: more than one card shown": "not in the Laws 65-79 seen: as American 1907",
         "call not complied with": "not in the Laws 65-79 seen: as American 1907 (revoke "

@@ -48,6 +48,7 @@ class Auction1929(Portland1904):
     simultaneous_lead_rule: ClassVar[bool] = True
     dealer_renounce_penalty: ClassVar[bool] = False
     misnamed_rule: ClassVar[bool] = False
+    deal_below_exposes: ClassVar[bool] = False  # "dropped on the floor … is not an exposed card"
     claim_exempts_adversaries: ClassVar[bool] = True
     cite: ClassVar[dict[str, str]] = {
         **{k: f"{MF}, general" for k in Portland1904.cite},
@@ -88,6 +89,7 @@ class Auction1929(Portland1904):
         "card seen in shuffle or cut": "fresh shuffle, cut or deal (2)",
         "card faced in the pack": "fresh shuffle, cut or deal (2)",
         "card exposed in the deal": "fresh shuffle, cut or deal (2)",
+        "card below the table in the deal": "not exposed (general)",
         "exposed before the trump declaration": "no declaration (auction code)",
         "exposed during the bidding": "player on the offender's left may demand a new deal "
         "(after looking at his cards); otherwise taken up, not callable (3)",

@@ -9,12 +9,13 @@ codes with an auction in place of the declaration.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.cards import lho, partner, rho, side, suit
 from tablesense.engine.effects import CloseRulings, Uncovered
 from tablesense.laws.base import cards_text, name
-from tablesense.laws.calls import pre_role, state
+from tablesense.laws.calls import OldState, pre_role, state
 from tablesense.laws.oldplay import OldPlay
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class Portland1904(OldPlay):
         "draw": "draw-again", "shuffle": "redeal", "cut": "redeal", "pack": "redeal",
         "deal": "new-deal"}
     misnamed_rule: ClassVar[bool] = True  # L78
+    deal_below_exposes: ClassVar[bool] = True  # L40 has no below-the-table exception
     claim_exempts_adversaries: ClassVar[bool] = False  # L75 exempts the dealer's cards only
     cite: ClassVar[dict[str, str]] = {
         "draw": "Law 16", "shuffle": "Law 27, 33", "cut": "Law 35", "pack": "Law 39 (II)",
@@ -80,8 +82,13 @@ class Portland1904(OldPlay):
         "drawing: more than one card shown": "draw again (L16)",
         "card seen in shuffle or cut": "fresh shuffle (L27, L33) or fresh cut (L35)",
         "card faced in the pack": "a new deal is required (L39 II)",
-        "card exposed in the deal": "the other side may claim a new deal before looking at "
-        "its cards, and before the deal is complete unless one of the last cards (L40, L41)",
+        "card exposed in the deal": "the side of the player who exposed it (a card dealt to "
+        "him face down, then face up before him, is his) gives the other side a claim to a new "
+        "deal, before looking at its cards and before the deal is complete unless one of the "
+        "last cards (L40, L41)",
+        "card below the table in the deal": "exposed: L40 names no exception",
+        "after a redeal": "the new deal starts clean: nothing exposed or claimed in the aborted "
+        "deal carries into it",
         "exposed before the trump declaration": "by the dealer or dummy: the eldest hand may "
         "claim a new deal (L70); every exposure: partner forfeits double/redouble (L71)",
         "exposed before the opening lead": "partner forfeits double/redouble; leader's "
@@ -153,15 +160,25 @@ class Portland1904(OldPlay):
             return
         if step == "deal" and o.zone != "hand" and o.card not in st.seen_down:
             step = "pack"
+        if step in ("deal", "pack") and not self.deal_below_exposes and self.below([o]):
+            self.not_exposed(tv, o.seat, (o.card,), o.t, self.c("below"), "below the table")
+            return
         if step in st.steps_ruled or tv.ob.redeal_ruled:
             return
         kind = self.setup_kinds.get(step, "redeal")
-        offender = o.seat if o.zone == "hand" else b.dealer
+        # The player who exposed it: the holder of a card in his hand, or of one dealt to him
+        # face down and then seen face up in front of him; a card never seen face down came
+        # face up from the pack (the dealer's).
+        dealt_to = step == "deal" and o.zone != "hand"
+        offender = o.seat if (o.zone == "hand" or dealt_to) else b.dealer
         if kind == "new-deal" and b.dealer is not None and offender is not None:
             claimants = self.deal_claimants(b.dealer, offender)
+            maybe = (f" (it had been dealt to him face down; the readers do not show who turned "
+                     f"it, and the director may find that {name(b.dealer)}, the dealer, did)"
+                     if dealt_to and offender != b.dealer else "")
             r = self.emit(tv, self.draft(
                 "new-deal", self.c(step),
-                f"The {o.card} was exposed during the deal by {name(offender)}: "
+                f"The {o.card} was exposed during the deal by {name(offender)}{maybe}: "
                 f"{' or '.join(name(s) for s in claimants)} may claim a new deal, unless he has "
                 "looked at any of his cards; if there is no new deal the card cannot be called.",
                 offender=offender, cards=(o.card,), options=("demand-new-deal",)), o.t)
@@ -179,7 +196,21 @@ class Portland1904(OldPlay):
             f"{' (faced in the pack)' if step == 'pack' else ''}: there must be {what}.",
             offender=offender, cards=(o.card,)), o.t)
 
+    def fresh_round(self, tv: TableView) -> None:
+        """A redeal starts clean: nothing exposed or claimed in the aborted deal carries
+        into the new one (the engine keeps the code's state through a setup; issue 14)."""
+        st = state(tv)
+        if st.claims:
+            tv.do(CloseRulings(tuple(st.claims)), tv.now)
+        if tv.exposed:
+            tv.do(Uncovered(tuple(tv.exposed)), tv.now)
+        clean = OldState()
+        for f in fields(clean):
+            setattr(st, f.name, getattr(clean, f.name))
+
     def after_dealt(self, tv: TableView, t: int) -> None:
+        if state(tv).redeal_ruled or state(tv).new_deal_demanded:
+            self.fresh_round(tv)
         super().after_dealt(tv, t)
         st = state(tv)
         for rid, when in st.deal_claims.items():
@@ -188,6 +219,9 @@ class Portland1904(OldPlay):
 
     def observed(self, tv: TableView, o: Observe, prev: Position | None) -> None:
         st = state(tv)
+        if (tv.b.phase == "setup" and o.face == "down" and o.zone in ("hand", "table")
+                and (st.redeal_ruled or st.new_deal_demanded)):
+            self.fresh_round(tv)  # the new deal has begun
         if o.face == "down":
             st.seen_down.add(o.card)
         if o.zone == "hand" and tv.b.phase in ("setup", "auction"):
