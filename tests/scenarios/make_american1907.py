@@ -25,7 +25,8 @@ SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played
           "revoke-established", "dealer-drops-card", "named-card", "named-then-shown",
           "named-then-shown-before-declaration",
           "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
-          "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal")
+          "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal",
+          "dummy-revoke-corrected")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 

@@ -22,7 +22,8 @@ SHARED = ("below-the-table", "exposed-card-called", "call-never-forces-revoke",
           "dummy-exposes-before-lead", "cards-played-together", "dealer-drops-card",
           "lead-out-of-turn-card-called", "named-then-shown",
           "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
-          "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal")
+          "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal",
+          "dummy-revoke-corrected")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED if name != "lead-out-of-turn-card-called"}
 
 FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")
@@ -172,6 +173,16 @@ def card_below_table_in_deal(code: str) -> Script:
     s = Script(code).setup("deal").obs("E", "SK", "hand", "down")
     s.obs("E", "SK", "floor", level="below")
     return s.obs("E", "SK", "hand", "down").dealt()
+
+
+@scenario
+def hand_shown_to_adversary_only(code: str) -> Script:
+    """General: "A player can expose a card, or all his hand, if he wishes, to an adversary
+    without penalty so long as his partner does not see them" (issue 14)."""
+    s = p.after_two_tricks(code)
+    for card in ("SA", "SQ", "HK", "H9"):
+        s.obs("W", card, "table", seen_by=["N", "S"], gap=40)
+    return s.wait(1460).play("E:C9 S:CQ W:H5 N:C6")
 
 
 if __name__ == "__main__":

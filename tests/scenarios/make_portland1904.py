@@ -397,6 +397,15 @@ def last_card_exposed(code: str) -> Script:
     return s.setup("shuffle").setup("deal").dealt()
 
 
+@scenario
+def dummy_revoke_corrected(code: str) -> Script:
+    """L68: dummy, fourth hand, renounces; the card goes back to the display and a diamond is
+    played: no penalty, no lead out of turn, the trick stands with the diamond."""
+    s = after_two_tricks(code).trick("E:H7 S:H2 W:HK N:H3").play("W:D9 N:D2 E:DJ S:HT")
+    s.obs("S", "HT", "table").play("S:DQ").wait(-300).quit("W:D9 N:D2 E:DJ S:DQ")
+    return s.play("S:C2")
+
+
 # -- issue 14: the deal ---------------------------------------------------------------------
 WHIST = ("portland-1904", "american-1907")
 

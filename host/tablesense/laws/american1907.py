@@ -56,6 +56,7 @@ class American1907(Portland1904):
         "treated": "Leads out of turn", "dealer-renounce": "The revoke",
         "revoke": "The revoke", "dealer": EXPOSED_DURING_PLAY + " (dealer)",
         "dummy": "Dummy", "dealer-premature": "Leads out of turn ¶2",
+        "dummy-revoke": "Dummy (\"not liable to the penalty for a revoke\")",
         "dealer-together": EXPOSED_DURING_PLAY, "dealer-shows": EXPOSED_DURING_PLAY,
         "simultaneous": EXPOSED_DURING_PLAY + " (2d)"}
     rules: ClassVar[dict[str, str]] = {

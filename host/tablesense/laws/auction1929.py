@@ -58,13 +58,14 @@ class Auction1929(Portland1904):
         "held": f"{MF} (5)", "detached": f"{MF} (5)", "played-in-error": f"{MF} (6)",
         "opening-loot": f"{MF} (6)", "loot": f"{MF} (7)", "treated": f"{MF} (6), (7)",
         "simultaneous": f"{MF} (8)", "together": f"{MF} (9)", "renounce": f"{MF} (10)",
-        "own-claim": f"{MF} (5), (11)",
+        "own-claim": f"{MF} (5), (11)", "adversary-only": f"{MF}, general",
         "dealer-renounce": f"{MF} (10), general", "claim": f"{MF} (11)",
         "dealer-claim": f"{MF} (11), general", "comply": "Portland & Bath 1908, Law 79",
         "winning-cards": "Portland & Bath 1908, Law 74", "abandoned":
         "Portland & Bath 1908, Law 77", "false-lead": "Portland & Bath 1908, Law 82",
         "dealer-loot": "Portland & Bath 1908, Law 81", "fourth-before-third":
-        "Portland & Bath 1908, Law 86", "revoke": "Portland & Bath 1908, Law 89-91"}
+        "Portland & Bath 1908, Law 86", "dummy-revoke": "Portland & Bath 1908, Law 68",
+        "revoke": "Portland & Bath 1908, Law 89-91"}
     rules: ClassVar[dict[str, str]] = {
         **Portland1904.rules,
         "what is exposed": "a face shown on or above the table, but essentially only when "
@@ -83,7 +84,8 @@ class Auction1929(Portland1904):
         "false lead followed by all three": "as the 1908 laws (L82): the trick stands",
         "fourth hand plays before third": "as the 1908 laws (L86): partner may be called on to "
         "win or not to win",
-        "adversary throws his hand": "exposed, subject to call (5)",
+        "adversary throws his hand": "exposed, subject to call (5); shown to the adversaries "
+        "only, so that partner cannot see it: not exposed (general)",
         "shown to an adversary only": "not exposed, no penalty",
         "drawing: more than one card shown": "draw again (1)",
         "card seen in shuffle or cut": "fresh shuffle, cut or deal (2)",
@@ -124,6 +126,16 @@ class Auction1929(Portland1904):
         if vis == "unknown" and how in ("held", "detached"):
             return "director"
         return "exposed"
+
+    def thrown_hand(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str, t: int,
+                    obs: list[Observe]) -> None:
+        """"A player can expose a card, or all his hand, if he wishes, to an adversary without
+        penalty so long as his partner does not see them."""
+        if vis == "no" and seat != tv.b.declarer:
+            self.not_exposed(tv, seat, cards, t, self.c("adversary-only"),
+                             "shown to the adversaries only, not to his partner")
+            return
+        super().thrown_hand(tv, seat, cards, vis, t, obs)
 
     def auction_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
         left = lho(seat)

@@ -272,8 +272,9 @@ class Portland1904(OldPlay):
                     why: str) -> None:
         self.emit(tv, self.draft(
             "not-exposed", cite,
-            f"{name(seat)}'s {cards_text(cards)} ({why}) is not an exposed card under this "
-            "code.", severity="info", offender=seat, cards=cards), t)
+            f"{name(seat)}'s {cards_text(cards)} ({why}) "
+            f"{'is not an exposed card' if len(cards) == 1 else 'are not exposed cards'} under "
+            "this code.", severity="info", offender=seat, cards=cards), t)
 
     def dealer_side(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
         b = tv.b
