@@ -406,6 +406,24 @@ def dummy_revoke_corrected(code: str) -> Script:
     return s.play("S:C2")
 
 
+@scenario
+def detached_face_down_called(code: str) -> Script:
+    """L78: West holds the SQ apart from his hand, face down, so as to name it: it is liable
+    to be called, and the call is obeyed."""
+    s = after_two_tricks(code).obs("W", "SQ", "detached", "down")
+    s.cmd("decide", option="call-card", card="SQ")
+    return s.play("E:S6 S:S7 W:SQ N:S2")
+
+
+@scenario
+def detached_misnamed_suit_not_led(code: str) -> Script:
+    """L78, L79: the dealer names a wrong card; hearts are called at his next lead, and he
+    leads a club holding hearts: the penalty of a revoke."""
+    s = after_two_tricks(code).obs("W", "SQ", "detached", "down")
+    s.cmd("decide", option="call-card", card="SA").cmd("decide", option="call-suit", suit="H")
+    return s.trick("E:D6 S:DT W:D3 N:DA").play("N:C7 E:C4 S:C2 W:H5")
+
+
 # -- issue 14: the deal ---------------------------------------------------------------------
 WHIST = ("portland-1904", "american-1907")
 

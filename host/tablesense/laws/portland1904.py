@@ -72,8 +72,10 @@ class Portland1904(OldPlay):
         "card below the table": "not exposed (L72)",
         "held so partner can see": "not listed: refer to the director (L73)",
         "shown to an adversary only": "exposed if on or above the table (L73 II)",
-        "card detached so as to be named": "liable to be called; a wrong card named by the "
-        "dealer lets the adversaries call a suit at his or dummy's next lead (L78)",
+        "card detached so as to be named": "liable to be called, face up or down; a wrong card "
+        "named by the dealer lets the adversaries call a suit at his or dummy's next lead "
+        "(until that lead); leading another suit holding the one called: penalty of a revoke "
+        "(L78, L79)",
         "named as in the hand": "not an exposed card",
         "named, then shown face up": "exposed: the naming does not cover the card shown "
         "after it (L73 II)",
@@ -224,6 +226,13 @@ class Portland1904(OldPlay):
             self.fresh_round(tv)  # the new deal has begun
         if o.face == "down":
             st.seen_down.add(o.card)
+        if (self.misnamed_rule and o.zone == "detached" and o.face != "up"
+                and (prev is None or prev.zone != "detached") and tv.b.phase in ("lead", "play")
+                and not self.is_dealer_side(tv, o.seat) and o.card not in tv.exposed
+                and o.card not in tv.played):
+            # L78: detached "so as to be named" is liable to be called, face up or not (the
+            # engine rules on face-up cards held out of the hand itself).
+            self.exposure(tv, o.seat, (o.card,), "detached", "no", o.t, [o])
         if o.zone == "hand" and tv.b.phase in ("setup", "auction"):
             for rid in st.deal_claims:
                 claimants = st.claims.get(rid, [])
@@ -393,7 +402,8 @@ class Portland1904(OldPlay):
             "misnamed-card", self.c("misnamed"),
             f"The declarer called the {card}, which is not {name(r.offender)}'s exposed card "
             f"({cards_text(r.cards)}): the adversaries may call a suit when he or dummy first "
-            "has the lead.", offender=b.declarer, cards=(card,), options=("call-suit",)), t)
+            "has the lead.", offender=b.declarer, cards=(card,), options=("call-suit",),
+            until="next-lead"), t)
         return True
 
     def complies_suit(self, card: str, s: str) -> bool:
