@@ -2,13 +2,14 @@
 
 The daemon publishes :func:`table_state` of ``Engine.snapshot()``, retained:
 every key of the snapshot as it is (older consumers read ``phase``,
-``board``, ``penalty_cards``, ``obligations``, ``cards`` …), ``"v": 1``, and
+``board``, ``penalty_cards``, ``obligations``, ``cards`` …) but the board's
+whole list of ``rulings``, ``"v": 1``, and
 ``"view"``, what the director's table view draws (docs/dashboard.md, "The
 state payload"), built here so the engine stays a pure rules engine:
 
 - ``hands``: per seat, the cards it holds (dealt and not yet played), in
-  suit order (spades, hearts, diamonds, clubs; ace down), each with where
-  its reader last sensed it (``zone``/``face``);
+  suit order (spades, hearts, diamonds, clubs; ace down); where its reader
+  last sensed each is in the snapshot's ``cards``;
 - ``lying``: cards face up in front of a player that are not in the trick:
   dummy's display, penalty cards (major/minor, with what they oblige),
   cards exposed in the auction, other exposures (with the ruling that
@@ -41,20 +42,22 @@ SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 AT_REST = ("table", "floor", "detached")
 
 
-def card_key(card: str) -> tuple[int, int]:
-    """Suit order, then rank, ace first.
+_ORDER = {s + r: i for i, (s, r) in enumerate((s, r) for s in SUIT_ORDER for r in RANK_ORDER)}
+
+
+def card_key(card: str) -> int:
+    """Suit order, then rank, ace first (anything else last).
 
     >>> sorted(["C2", "SA", "HT", "S2"], key=card_key)
     ['SA', 'S2', 'HT', 'C2']
     """
-    s = SUIT_ORDER.find(card[:1])
-    r = RANK_ORDER.find(card[1:2])
-    return (s if s >= 0 else 9, r if r >= 0 else 99)
+    return _ORDER.get(card, 99)
 
 
 def table_state(snap: dict[str, Any]) -> dict[str, Any]:
-    """The retained state payload of one table."""
-    return {"v": 1, **snap, "view": view(snap)}
+    """The retained state payload of one table: the snapshot but its ``rulings``
+    (the board's whole record, summed up in ``view.alerts``), and the view."""
+    return {"v": 1, **{k: v for k, v in snap.items() if k != "rulings"}, "view": view(snap)}
 
 
 def view(snap: dict[str, Any]) -> dict[str, Any]:
@@ -74,10 +77,7 @@ def view(snap: dict[str, Any]) -> dict[str, Any]:
         held = {s: [c for c, p in cards.items() if p.get("seat") == s
                     and p.get("zone") in ("hand", "detached")] for s in SEATS}
 
-    hands = {}
-    for s in SEATS:
-        hands[s] = [{"card": c, **_where(cards.get(c))}
-                    for c in sorted(held.get(s, []), key=card_key)]
+    hands = {s: sorted(held.get(s, []), key=card_key) for s in SEATS}
 
     played = len(snap.get("played") or [])
     complete = len(trick) == 4
@@ -106,17 +106,10 @@ def view(snap: dict[str, Any]) -> dict[str, Any]:
             f"turn (alert {rid})"} for s, rid in (snap.get("must_pass") or {}).items()],
         "alerts": [{"id": r.get("id"), "kind": r.get("kind"), "severity": r.get("severity"),
                     "cards": r.get("cards") or [], "offender": r.get("offender"),
-                    "citation": r.get("citation"), "text": r.get("text"),
-                    "options": r.get("options") or [], "t": r.get("t"),
+                    "citation": r.get("citation"), "until": r.get("until"), "t": r.get("t"),
                     "open": r.get("id") not in closed, "decided": r.get("id") in answered}
                    for r in rulings if r.get("severity") != "info"],
     }
-
-
-def _where(pos: dict[str, Any] | None) -> dict[str, Any]:
-    if not pos:
-        return {"zone": "unknown", "face": "unknown"}
-    return {"zone": pos.get("zone", "unknown"), "face": pos.get("face", "unknown")}
 
 
 def _lying(snap: dict[str, Any], cards: dict[str, dict[str, Any]],

@@ -251,18 +251,22 @@
     }
   }
 
-  function suitRows(cards, lying) {
+  // cards: the seat's cards in suit order; sensed: the state's card positions
+  function suitRows(cards, sensed, lying) {
     const rows = el("div", { class: "suits" });
     for (const suit of ["S", "H", "D", "C"]) {
       const row = el("div", { class: "suit-row suit-" + suit.toLowerCase() }, el("span", { class: "sym", text: SUIT_SYMBOLS[suit] }));
-      const mine = cards.filter((c) => c.card[0] === suit);
+      const mine = cards.filter((c) => String(c)[0] === suit);
       if (!mine.length) row.append(el("span", { class: "void", text: "—" }));
-      for (const c of mine) {
-        const up = c.face === "up" || lying.has(c.card);
+      for (const card of mine) {
+        const p = sensed[card] || {};
+        const zone = String(p.zone || "unknown");
+        const face = String(p.face || "unknown");
+        const up = face === "up" || lying.has(card);
         row.append(el("span", {
-          class: "hc" + (up ? " hc-up" : "") + (c.zone !== "hand" && c.zone !== "unknown" ? " hc-" + c.zone : ""),
-          title: c.card + " · " + c.zone + (c.face !== "unknown" ? ", face " + c.face : ""), "data-card": c.card,
-          text: c.card[1] === "T" ? "10" : c.card[1],
+          class: "hc" + (up ? " hc-up" : "") + (zone !== "hand" && zone !== "unknown" ? " hc-" + zone : ""),
+          title: card + " · " + zone + (face !== "unknown" ? ", face " + face : ""), "data-card": card,
+          text: card[1] === "T" ? "10" : card[1],
         }));
       }
       rows.append(row);
@@ -294,7 +298,7 @@
     for (const seat of SEATS) {
       const hand = el("div", { class: "tv-seat tv-" + seat.toLowerCase() + (v.turn === seat ? " on-turn" : ""), "data-seat": seat });
       hand.append(el("h3", {}, seatName(seat), el("span", { class: "tv-role", text: (roleOf(seat) ? " · " + roleOf(seat) : "") + (s.dealer === seat ? " · dealer" : "") + (v.turn === seat ? " · to play" : "") })));
-      hand.append(suitRows(v.hands[seat] || [], lying));
+      hand.append(suitRows(v.hands[seat] || [], s.cards || {}, lying));
       const here = (v.lying || []).filter((l) => l.seat === seat && l.status !== "dummy");
       if (here.length) {
         const ul = el("ul", { class: "tv-lying" });
