@@ -18,7 +18,10 @@ element on the page:
   engine decides when the card has rested for its 1 s window.
 
 Playwright's own round trip is included (it polls the page), so the page is
-at least this fast. Prints a JSON summary (ms: p50, p90, max).
+at least this fast. ``played_state`` and ``face_up_state``: the same up to
+the first state message showing the card at a plain MQTT subscriber (TCP),
+to tell the daemon's share from the browser's. Prints a JSON summary (ms:
+p50, p90, max).
 """
 
 from __future__ import annotations
@@ -79,16 +82,17 @@ def main() -> int:
     daemon = None
     times: dict[str, list[float]] = {"played": [], "face_up": [], "penalty": [],
                                      "played_state": [], "face_up_state": []}
-    seen: dict[str, float] = {}  # "trick:CARD" / "lying:CARD" -> first state showing it
+    seen: dict[str, float] = {}  # "trick:BOARD:CARD" / "lying:BOARD:CARD" -> first state with it
 
     def on_state(client: object, userdata: object, msg: mqtt.MQTTMessage) -> None:
         now = time.perf_counter()
-        v = json.loads(msg.payload).get("view") or {}
+        state = json.loads(msg.payload)
+        v, b = state.get("view") or {}, state.get("board")
         tr = v.get("trick") or {}
         for _, c in (tr.get("cards") or []) + (tr.get("pending") or []):
-            seen.setdefault("trick:" + c, now)
+            seen.setdefault(f"trick:{b}:{c}", now)
         for x in v.get("lying") or []:
-            seen.setdefault("lying:" + x["card"], now)
+            seen.setdefault(f"lying:{b}:{x['card']}", now)
 
     sub = mqtt.Client(CallbackAPIVersion.VERSION2)
     sub.on_message = on_state
@@ -129,13 +133,13 @@ def main() -> int:
                 t0 = readers["E"].observe(lead, "trick", "up")
                 page.wait_for_selector(f'#tv .tv-spot-e .card[title="{lead}"]', timeout=15_000)
                 times["played"].append(time.perf_counter() - t0)
-                times["played_state"].append(seen["trick:" + lead] - t0)
+                times["played_state"].append(seen[f"trick:{board}:{lead}"] - t0)
                 honour = next((c for c in hands["W"] if c[1] in "AKQJ"), hands["W"][0])
                 t0 = readers["W"].observe(honour, "table", "up")
                 page.wait_for_selector(f'#tv .tv-w .tv-lying li[data-card="{honour}"]',
                                        timeout=15_000)
                 times["face_up"].append(time.perf_counter() - t0)
-                times["face_up_state"].append(seen["lying:" + honour] - t0)
+                times["face_up_state"].append(seen[f"lying:{board}:{honour}"] - t0)
                 page.wait_for_selector(f'#tv .tv-w .tv-lying li[data-card="{honour}"]'
                                        '[data-status$="penalty-card"]', timeout=15_000)
                 times["penalty"].append(time.perf_counter() - t0)
