@@ -21,7 +21,7 @@ SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played
           "dealer-leads-out-of-turn", "false-lead-followed", "dealer-drops-card",
           "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
           "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal",
-          "dummy-revoke-corrected")
+          "dummy-revoke-corrected", "played-out-of-turn-counted")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")

@@ -23,7 +23,7 @@ SHARED = ("below-the-table", "exposed-card-called", "call-never-forces-revoke",
           "lead-out-of-turn-card-called", "named-then-shown",
           "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
           "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal",
-          "dummy-revoke-corrected")
+          "dummy-revoke-corrected", "played-out-of-turn-counted")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED if name != "lead-out-of-turn-card-called"}
 
 FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")
@@ -147,9 +147,11 @@ def renounce_corrected_lowest(code: str) -> Script:
 
 @scenario
 def renounce_corrected_treated_as_exposed(code: str) -> Script:
-    """(10): or the card played in error is treated as exposed."""
+    """(6), (10): no highest or lowest required: the card played in error stays exposed, and
+    is called at East's next turn."""
     s = p.north_on_lead(code).play("N:C7 E:DJ").obs("E", "DJ", "table")
-    return s.cmd("decide", option="treat-as-exposed").play("E:C5 S:C2 W:H5")
+    s.play("E:C5 S:C2 W:H5").wait(-300).quit("N:C7 E:C5 S:C2 W:H5")
+    return s.play("N:D2").cmd("decide", option="call-card").play("E:DJ")
 
 
 @scenario

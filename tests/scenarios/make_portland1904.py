@@ -424,6 +424,15 @@ def detached_misnamed_suit_not_led(code: str) -> Script:
     return s.trick("E:D6 S:DT W:D3 N:DA").play("N:C7 E:C4 S:C2 W:H5")
 
 
+@scenario
+def played_out_of_turn_counted(code: str) -> Script:
+    """L72, L73 II: West plays before dummy: his card is exposed; still in his trick zone when
+    his turn comes, it is his play, and the trick goes on without false revokes or leads."""
+    s = after_two_tricks(code).play("E:C9 W:H5 S:CQ N:C6").wait(-300)
+    s.quit("E:C9 S:CQ W:H5 N:C6")
+    return s.trick("S:C2 W:H9 N:C7 E:C4")
+
+
 # -- issue 14: the deal ---------------------------------------------------------------------
 WHIST = ("portland-1904", "american-1907")
 

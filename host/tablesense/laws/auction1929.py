@@ -47,6 +47,8 @@ class Auction1929(Portland1904):
     loot_options: ClassVar[tuple[str, ...]] = ("call-suit", "treat-as-exposed")
     simultaneous_lead_rule: ClassVar[bool] = True
     dealer_renounce_penalty: ClassVar[bool] = False
+    renounce_options: ClassVar[tuple[str, ...]] = ("require-highest", "require-lowest",
+                                                   "call-card")
     misnamed_rule: ClassVar[bool] = False
     deal_below_exposes: ClassVar[bool] = False  # "dropped on the floor … is not an exposed card"
     claim_exempts_adversaries: ClassVar[bool] = True
@@ -57,7 +59,7 @@ class Auction1929(Portland1904):
         "leaders-partner": f"{MF} (4), (6)", "dummy": f"{MF} (4)", "exposed": f"{MF} (5)",
         "held": f"{MF} (5)", "detached": f"{MF} (5)", "played-in-error": f"{MF} (6)",
         "opening-loot": f"{MF} (6)", "loot": f"{MF} (7)", "treated": f"{MF} (6), (7)",
-        "simultaneous": f"{MF} (8)", "together": f"{MF} (9)", "renounce": f"{MF} (10)",
+        "simultaneous": f"{MF} (8)", "together": f"{MF} (9)", "renounce": f"{MF} (6), (10)",
         "own-claim": f"{MF} (5), (11)", "adversary-only": f"{MF}, general",
         "dealer-renounce": f"{MF} (10), general", "claim": f"{MF} (11)",
         "dealer-claim": f"{MF} (11), general", "comply": "Portland & Bath 1908, Law 79",
@@ -111,8 +113,8 @@ class Auction1929(Portland1904):
         "adversary leads out of turn": "call a suit at either opponent's next lead, or treat "
         "as exposed (7); before the first lead by leader's partner: name the leader's suit "
         "or treat as exposed (6)",
-        "renounce corrected by an adversary": "highest or lowest of the suit led, or treat the "
-        "card as exposed (10)",
+        "renounce corrected by an adversary": "the card played in error is exposed, subject to "
+        "call, unless declarer requires the highest or lowest of the suit led (6, 10)",
         "renounce corrected by the dealer": "declarer is never penalised",
         "simultaneous leads": "the card led in error by the partner is exposed (8)",
         "card named by the dealer is not the exposed one": "an invalid call (no rule)",
@@ -177,9 +179,11 @@ class Auction1929(Portland1904):
                 offender=tv.b.declarer, cards=(o.card,)), o.t)
 
     def adversary_renounce(self, tv: TableView, seat: str, card: str, t: int) -> None:
-        self.emit(tv, self.draft(
-            "revoke-corrected", self.c("renounce"),
-            f"{name(seat)} withdrew the {card} played in mistake: the declarer may require his "
-            "highest or lowest card of the suit led, or treat the card as exposed.",
-            offender=seat, cards=(card,),
-            options=("require-highest", "require-lowest", "treat-as-exposed")), t)
+        """(6) "A card led or played in error is an exposed card"; (10) the declarer may
+        instead require the highest or lowest of the suit led: one `exposed-card` ruling
+        carrying both (issue 14: not a kind of its own)."""
+        self.make_callable(tv, seat, (card,), self.c("renounce"), (
+            f"{name(seat)} withdrew the {card} played in mistake: it is an exposed card, "
+            "subject to call; or the declarer may require his highest or lowest card of the "
+            "suit led to this trick (then the card is taken back)."), t,
+            options=self.renounce_options)
