@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from tablesense.events import Event, EventError, parse_event
+from tablesense.events import Event, EventError, fast_event, parse_event
 
 SKIPPED_TYPES = frozenset(("rejected",))
 
@@ -28,25 +28,35 @@ class JournalError:
         return f"line {self.line}: field {self.field}: {self.message}"
 
 
-def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, Event | JournalError]]:
-    """Yield ``(line number, event or error)`` for every non-blank line."""
+def parse_lines(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event | JournalError]]:
+    """Yield ``(line number, event or error)`` for every non-blank line.
+
+    Lines are decoded straight into events (``events.fast_event``); one that
+    does not decode that way (blank, invalid, skipped, or not in canonical
+    form) is read again field by field, which names what is wrong.
+    Bytes that are not UTF-8 are read as U+FFFD, as a text file opened with
+    ``errors="replace"`` would.
+    """
     last_t = None
     for no, raw in enumerate(lines, start=1):
-        text = raw.strip()
-        if not text:
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            yield no, JournalError(no, "(line)", f"not JSON: {exc.msg} at column {exc.colno}")
-            continue
-        if isinstance(obj, dict) and str(obj.get("type")) in SKIPPED_TYPES:
-            continue
-        try:
-            event = parse_event(obj)
-        except EventError as exc:
-            yield no, JournalError(no, exc.field, exc.message)
-            continue
+        event = fast_event(raw)
+        if event is None:
+            text = (raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw).strip()
+            if not text:
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                yield no, JournalError(no, "(line)",
+                                       f"not JSON: {exc.msg} at column {exc.colno}")
+                continue
+            if isinstance(obj, dict) and str(obj.get("type")) in SKIPPED_TYPES:
+                continue
+            try:
+                event = parse_event(obj)
+            except EventError as exc:
+                yield no, JournalError(no, exc.field, exc.message)
+                continue
         if last_t is not None and event.t < last_t:
             yield no, JournalError(no, "t", f"time goes backwards ({event.t} < {last_t})")
             continue
@@ -55,6 +65,6 @@ def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, Event | JournalErro
 
 
 def read_journal(path: str) -> Iterator[tuple[int, Event | JournalError]]:
-    """Events of a journal file; OSError if it cannot be read."""
-    with open(path, encoding="utf-8", errors="replace") as f:
+    """Events of a journal file, read as it goes; OSError if it cannot be read."""
+    with open(path, "rb") as f:
         yield from parse_lines(f)

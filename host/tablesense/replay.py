@@ -25,7 +25,7 @@ class Step:
     error: str | None = None
 
 
-def replay_steps(lines: Iterable[str], code: str | None = None) -> Iterator[Step]:
+def replay_steps(lines: Iterable[str | bytes], code: str | None = None) -> Iterator[Step]:
     """The journal through one engine per table, step by step (export reads the
     boards' state between steps); ``replay_lines`` is this without the state."""
     engines: dict[str, Engine] = {}
@@ -52,7 +52,7 @@ def replay_steps(lines: Iterable[str], code: str | None = None) -> Iterator[Step
         yield Step(current, None, current.flush())
 
 
-def replay_lines(lines: Iterable[str], code: str | None = None) -> Iterator[Ruling | str]:
+def replay_lines(lines: Iterable[str | bytes], code: str | None = None) -> Iterator[Ruling | str]:
     """Yield rulings, and for every line that is invalid or not valid in the board's
     state a message ``"line N: ..."``; the engine's state is unchanged by such a line."""
     for step in replay_steps(lines, code):
@@ -62,5 +62,5 @@ def replay_lines(lines: Iterable[str], code: str | None = None) -> Iterator[Ruli
 
 
 def replay_file(path: str, code: str | None = None) -> list[Ruling]:
-    with open(path, encoding="utf-8", errors="replace") as f:
+    with open(path, "rb") as f:
         return [r for r in replay_lines(f, code) if isinstance(r, Ruling)]

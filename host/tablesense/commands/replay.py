@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 from tablesense.replay import replay_lines
@@ -32,15 +33,15 @@ def run(args: argparse.Namespace) -> int:
             return 2
     try:
         if args.file == "-":
-            return _replay(sys.stdin, "<stdin>", args, sys.stdout)
-        with open(args.file, encoding="utf-8", errors="replace") as f:
+            return _replay(sys.stdin.buffer, "<stdin>", args, sys.stdout)
+        with open(args.file, "rb") as f:
             return _replay(f, args.file, args, sys.stdout)
     except OSError as exc:
         print(f"tablesense replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
 
 
-def _replay(f: TextIO, label: str, args: argparse.Namespace, out: TextIO) -> int:
+def _replay(f: Iterable[bytes], label: str, args: argparse.Namespace, out: TextIO) -> int:
     for item in replay_lines(f, code=args.code):
         if isinstance(item, str):
             print(f"{label}: {item}", file=sys.stderr)
