@@ -1,40 +1,74 @@
 """Engine throughput: generate a large journal of robot boards and replay it.
 
-    .venv/bin/python benchmarks/engine.py --boards 10000
+    .venv/bin/python benchmarks/engine.py --boards 10000 [--repeat 3]
 
-Prints events/s and observations/s of replay through the engine (parsing
-included, as ``tablesense replay`` does), of the engine alone on pre-parsed
-events, and the peak resident memory. Runs are repeated and the median is
-reported; the machine is shared, so compare ratios within one run.
+The journal is written to a temporary file, as the daemon writes it, and then:
+
+* ``replay``: the file through ``replay_lines`` (decoding, validation and
+  the engine, as ``tablesense replay`` does), read as it goes;
+* ``decode``: the same file through ``journal.parse_lines`` alone (decoding
+  and validation, no engine);
+* ``engine``: the engine alone on events decoded beforehand;
+* ``replay_peak_rss_mib``: the peak resident memory of ``tablesense replay
+  FILE`` in a process of its own (once): what replaying a season costs.
+
+Runs are repeated and the median is reported; the machine is shared, so
+compare ratios within one run. One JSON object on stdout.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 from tablesense.engine import Engine, Ruling
-from tablesense.events import parse_event
+from tablesense.events import Event
+from tablesense.journal import parse_lines
 from tablesense.laws import CODES
 from tablesense.replay import replay_lines
 from tablesense.robots import MISHAPS, Board
 
 
-def make_journal(boards: int, seed: int) -> list[str]:
+def journal_lines(boards: int, seed: int) -> Iterator[str]:
     rng = random.Random(seed)
-    lines: list[str] = []
     t = 0
     for n in range(1, boards + 1):
         mishap = rng.choice(MISHAPS) if rng.random() < 0.1 else None
         b = Board("1", n, random.Random(rng.random()), t0=t, mishap=mishap)
-        lines.extend(json.dumps(e) for e in b.events())
+        for e in b.events():
+            yield json.dumps(e, separators=(",", ":"))
         t = b.t
-    return lines
+
+
+def write_journal(path: Path, boards: int, seed: int) -> tuple[int, int]:
+    """(events, observations) written to ``path``."""
+    events = observations = 0
+    with open(path, "w") as f:
+        for line in journal_lines(boards, seed):
+            f.write(line + "\n")
+            events += 1
+            observations += '"observe"' in line
+    return events, observations
+
+
+def replay_rss_mib(path: Path) -> float:
+    """Peak RSS of ``tablesense replay FILE`` (output discarded) in a child process."""
+    code = ("import resource, sys\nfrom tablesense.cli import main\nrc = main(['replay', "
+            f"{str(path)!r}])\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+            "file=sys.stderr)\nraise SystemExit(rc)\n")
+    done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, check=True, text=True)
+    return int(done.stderr.strip().splitlines()[-1]) / 1024
 
 
 def main() -> int:
@@ -42,39 +76,61 @@ def main() -> int:
     ap.add_argument("--boards", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-engine-alone", action="store_true",
+                    help="skip the engine-alone runs (they hold every event in memory)")
     args = ap.parse_args()
-    t0 = time.perf_counter()
-    lines = make_journal(args.boards, args.seed)
-    gen = time.perf_counter() - t0
-    n_obs = sum(1 for x in lines if '"observe"' in x)
-    print(f"journal: {args.boards} boards, {len(lines)} events, {n_obs} observations "
-          f"(generated in {gen:.1f} s)", file=sys.stderr)
-    events = [parse_event(json.loads(x)) for x in lines]
-    full, engine_only = [], []
-    rulings = 0
-    for i in range(args.repeat):
+    with tempfile.TemporaryDirectory(prefix="ts-engine-") as tmp:
+        path = Path(tmp) / "journal.jsonl"
         t0 = time.perf_counter()
-        rulings = sum(1 for r in replay_lines(lines) if isinstance(r, Ruling))
-        full.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        eng = Engine(codes=CODES)
-        for e in events:
-            eng.apply(e)
-        eng.flush()
-        engine_only.append(time.perf_counter() - t0)
-        print(f"run {i + 1}: replay {full[-1]:.2f} s, engine {engine_only[-1]:.2f} s",
+        n_events, n_obs = write_journal(path, args.boards, args.seed)
+        size_mib = os.path.getsize(path) / 2**20
+        print(f"journal: {args.boards} boards, {n_events} events, {n_obs} observations, "
+              f"{size_mib:.0f} MiB (written in {time.perf_counter() - t0:.1f} s)",
               file=sys.stderr)
-    med_full, med_eng = statistics.median(full), statistics.median(engine_only)
-    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({
-        "boards": args.boards, "events": len(lines), "observations": n_obs,
-        "rulings": rulings,
-        "replay_events_per_s": round(len(lines) / med_full),
+        rss = replay_rss_mib(path)
+        print(f"tablesense replay: peak RSS {rss:.1f} MiB", file=sys.stderr)
+        events: list[Event] = []
+        if not args.no_engine_alone:
+            with open(path, "rb") as f:
+                events = [e for _, e in parse_lines(f) if isinstance(e, Event)]
+        full, decode, engine_only = [], [], []
+        rulings = 0
+        for i in range(args.repeat):
+            t0 = time.perf_counter()
+            with open(path, "rb") as f:
+                rulings = sum(1 for r in replay_lines(f) if isinstance(r, Ruling))
+            full.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            with open(path, "rb") as f:
+                for _ in parse_lines(f):
+                    pass
+            decode.append(time.perf_counter() - t0)
+            if events:
+                t0 = time.perf_counter()
+                eng = Engine(codes=CODES)
+                for e in events:
+                    eng.apply(e)
+                eng.flush()
+                engine_only.append(time.perf_counter() - t0)
+            print(f"run {i + 1}: replay {full[-1]:.2f} s, decode {decode[-1]:.2f} s"
+                  + (f", engine {engine_only[-1]:.2f} s" if engine_only else ""),
+                  file=sys.stderr)
+    med_full, med_dec = statistics.median(full), statistics.median(decode)
+    out = {
+        "boards": args.boards, "events": n_events, "observations": n_obs,
+        "journal_mib": round(size_mib, 1), "rulings": rulings,
+        "replay_events_per_s": round(n_events / med_full),
         "replay_observations_per_s": round(n_obs / med_full),
-        "engine_observations_per_s": round(n_obs / med_eng),
-        "engine_share_of_replay": round(med_eng / med_full, 2),
-        "peak_rss_mib": round(rss_mib, 1),
-    }))
+        "decode_observations_per_s": round(n_obs / med_dec),
+    }
+    if engine_only:
+        med_eng = statistics.median(engine_only)
+        out["engine_observations_per_s"] = round(n_obs / med_eng)
+        out["engine_share_of_replay"] = round(med_eng / med_full, 2)
+    out["replay_peak_rss_mib"] = round(rss, 1)
+    out["benchmark_peak_rss_mib"] = round(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(json.dumps(out))
     return 0
 
 
