@@ -9,6 +9,8 @@ to the code above. Errors from pyserial come out as :class:`PortError`, an
 
 from __future__ import annotations
 
+import os
+
 import serial
 
 DEFAULT_BAUDRATE = 115200
@@ -45,3 +47,38 @@ def read_some(port: Port, size: int = 4096) -> bytes:
     except (serial.SerialException, OSError) as e:
         raise PortError(str(e)) from e
     return data
+
+
+def port_fileno(port: Port) -> int | None:
+    """The descriptor to wait on for a port's input, or None (``loop://``: poll it)."""
+    try:
+        fd = port.fileno()
+    except (AttributeError, OSError, ValueError, serial.SerialException):
+        return None
+    return fd if isinstance(fd, int) and fd >= 0 else None
+
+
+def read_ready(port: Port, size: int = 65536) -> bytes:
+    """What is waiting now, without waiting: b"" when nothing is.
+
+    For an event loop that has been told the port is readable. A device port
+    (a tty, a pty) is read with one ``os.read`` of its non-blocking descriptor;
+    other ports through pyserial. A port whose other end went away raises
+    :class:`PortError`.
+    """
+    fd = getattr(port, "fd", None)
+    try:
+        if isinstance(fd, int) and fd >= 0:
+            try:
+                data = os.read(fd, size)
+            except BlockingIOError:
+                return b""
+            if not data:
+                raise PortError("the device reports data but returns none (unplugged?)")
+            return data
+        waiting = port.in_waiting
+        return bytes(port.read(min(waiting, size))) if waiting else b""
+    except (serial.SerialException, OSError) as e:
+        if isinstance(e, PortError):
+            raise
+        raise PortError(str(e)) from e

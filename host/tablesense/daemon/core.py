@@ -1,9 +1,14 @@
 """The composition root: reader links -> journal -> engine -> outbox -> MQTT.
 
-Threads: one per reader link (each owns its port), paho's network thread,
-the outbox pump, and the core thread here, which alone touches the engines
-and journals. Links and MQTT commands reach the core through one queue, so
-events of one table are journaled and applied in the order they arrived.
+Threads, a fixed few whatever the number of readers: the core (one event
+loop, :mod:`.loop`, serving every reader link's port and, in the same thread,
+the engines and journals), paho's network thread, the outbox pump, and the
+dashboard's server. Each wake-up of the core is one batch: the frames every
+readable port delivered (in each reader's sequence order) and the commands
+queued by other threads (MQTT, :meth:`Daemon.command`) are journaled and
+applied, then one group commit per table writes their lines and fsyncs as the
+policy wants, and only then do ACKs go to the readers; an alert always waits
+for the fsync covering the frame that caused it (``TableRuntime._alerts``).
 
 In-process use (the demo, the dashboard, tests)::
 
@@ -28,6 +33,7 @@ from tablesense import codec
 from tablesense.daemon.config import Config, ReaderConfig
 from tablesense.daemon.journal_writer import JournalWriter, journal_path
 from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
+from tablesense.daemon.loop import LinkLoop
 from tablesense.daemon.mqtt import Publisher
 from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.tables import TableRuntime, dumps
@@ -40,6 +46,20 @@ log = logging.getLogger("tablesense.daemon")
 # How often the core lets time close incidents (Engine.tick): a "dropped card"
 # alert comes this long at most after its 1 s window ends.
 TICK_S = 0.02
+
+
+class _Frames:
+    """The links' sink: filled and emptied in the core's own thread, no locking."""
+
+    def __init__(self) -> None:
+        self.items: list[LinkMessage] = []
+
+    def put(self, item: LinkMessage, /) -> None:
+        self.items.append(item)
+
+    def take(self) -> list[LinkMessage]:
+        items, self.items = self.items, []
+        return items
 
 
 @dataclass(frozen=True)
@@ -77,7 +97,8 @@ class Daemon:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.topics = Topics(config.broker.base)
-        self.inbox: queue.Queue[LinkMessage | CommandMessage] = queue.Queue()
+        self.inbox: queue.Queue[CommandMessage] = queue.Queue()  # from other threads
+        self.frames = _Frames()  # what the links delivered this wake-up (core thread)
         self.outbox = Outbox(config.outbox)
         self.publisher = Publisher(config.broker, self.outbox, on_command=self._on_mqtt_command)
         self.tables: dict[str, TableRuntime] = {}
@@ -92,9 +113,12 @@ class Daemon:
                                 backoff_max_ms=lc.backoff_max_ms,
                                 resend_timeout_ms=lc.resend_timeout_ms)
         self.links: list[ReaderLink] = []
+        self.loop = LinkLoop(name="core", interval_s=TICK_S, on_wake=self._batch)
         for name, t in config.tables.items():
             for seat, rc in t.readers.items():
-                self.links.append(self._make_link(name, seat, rc, settings, t.require_signed))
+                link = self._make_link(name, seat, rc, settings, t.require_signed)
+                self.links.append(link)
+                self.loop.add(link)
         # the last state published per table (the core thread replaces the dict whole;
         # the dashboard's threads only read it)
         self.states: dict[str, dict[str, Any]] = {}
@@ -108,19 +132,19 @@ class Daemon:
                                    d.username, d.login), bind=d.bind, port=d.port,
                 routes=dashboard_routes(self), source=config.source)
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._started = False
+        self._last_tick = self._last_state = 0.0
 
     def _make_link(self, table: str, seat: str, rc: ReaderConfig,
                    settings: LinkSettings, require_signed: bool = False) -> ReaderLink:
         if rc.port is not None:
             url = rc.port
-            return ReaderLink(table, seat, lambda: url, self.inbox, settings, key=rc.key,
+            return ReaderLink(table, seat, lambda: url, self.frames, settings, key=rc.key,
                               require_signed=require_signed, seats=rc.seats)
         assert rc.serial is not None
         finder = SerialNumberResolver(rc.serial, self.config.link.usb_vid,
                                       self.config.link.usb_pid)
-        return ReaderLink(table, seat, finder, self.inbox, settings, reset=finder.reset,
+        return ReaderLink(table, seat, finder, self.frames, settings, reset=finder.reset,
                           key=rc.key, require_signed=require_signed, seats=rc.seats)
 
     # -- lifecycle -------------------------------------------------------------
@@ -145,9 +169,7 @@ class Daemon:
         for link in self.links:
             self.publisher.set_retained(self.topics.reader(link.table, link.seat),
                                         dumps(link.health()))
-            link.start()
-        self._thread = threading.Thread(target=self._run, name="core", daemon=True)
-        self._thread.start()
+        self.loop.start()
         self._started = True
         log.info("event=daemon-started tables=%d readers=%d broker=%s:%d",
                  len(self.tables), len(self.links), self.config.broker.host,
@@ -157,11 +179,8 @@ class Daemon:
         """Close readers, finish queued work, say offline; pending alerts stay stored."""
         if self.web is not None:
             self.web.stop(timeout)
-        for link in self.links:
-            link.stop(timeout)
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self.loop.stop(timeout)  # closes the ports; queued commands are still applied
         for link in self.links:  # nobody watches them now: say so, retained
             health = {**link.health(), "state": "offline", "reason": "daemon-stopped"}
             self.publisher.set_retained(self.topics.reader(link.table, link.seat), dumps(health))
@@ -200,6 +219,7 @@ class Daemon:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         reply: queue.Queue[dict[str, Any]] = queue.Queue()
         self.inbox.put(CommandMessage(table, data, reply, trusted))
+        self.loop.wake()
         return reply.get(timeout=timeout)
 
     def wait_delivered(self, timeout: float) -> bool:
@@ -209,40 +229,49 @@ class Daemon:
     # -- the core thread ---------------------------------------------------------
     def _on_mqtt_command(self, table: str, payload: bytes, by: str | None = None) -> None:
         self.inbox.put(CommandMessage(table, payload, by=by))
+        self.loop.wake()
 
-    def _run(self) -> None:
-        interval = self.config.state_interval_ms / 1000
-        last_state = last_tick = 0.0
-        while not self._stop.is_set() or not self.inbox.empty():
+    def _batch(self) -> None:
+        """One wake-up of the core: commands, frames, one group commit, time."""
+        while True:
             try:
-                item = self.inbox.get(timeout=TICK_S)
+                command = self.inbox.get_nowait()
             except queue.Empty:
-                item = None
+                break
+            self._guard(self._on_command, command)
+        frames = self.frames.take()
+        for m in frames:
+            self._guard(self._on_link, m)
+        for name in {m.table for m in frames}:
+            self.tables[name].commit()
+        now = time.monotonic()
+        if now - self._last_tick < TICK_S:
+            return
+        # Time closes incidents (a dropped card's 1 s window) every TICK_S,
+        # so their alerts wait for the window, not for the state interval.
+        self._last_tick = now
+        due = now - self._last_state >= self.config.state_interval_ms / 1000
+        if due:
+            self._last_state = now
+        t_ms = int(time.time() * 1000)
+        for t in self.tables.values():
             try:
-                if isinstance(item, LinkMessage):
-                    self._on_link(item)
-                elif isinstance(item, CommandMessage):
-                    self._on_command(item)
-                now = time.monotonic()
-                if now - last_tick < TICK_S:
-                    continue
-                # Time closes incidents (a dropped card's 1 s window) every TICK_S,
-                # so their alerts wait for the window, not for the state interval.
-                last_tick = now
-                due = now - last_state >= interval
+                made = t.counters["rulings"]
+                t.tick(t_ms)
                 if due:
-                    last_state = now
-                t_ms = int(time.time() * 1000)
-                for t in self.tables.values():
-                    made = t.counters["rulings"]
-                    t.tick(t_ms)
-                    if due:
-                        t.maybe_sync()
-                    # a ruling made by time alone (a closed incident) changes the state too
-                    if t.counters["rulings"] != made or (due and t.dirty):
-                        self._publish_state(t)
-            except Exception:  # one bad item must not stop the tables
-                log.exception("event=core-error item=%r", item)
+                    t.maybe_sync()
+                # a ruling made by time alone (a closed incident) changes the state too
+                if t.counters["rulings"] != made or (due and t.dirty):
+                    self._publish_state(t)
+            except Exception:  # one bad table must not stop the others
+                log.exception("event=core-error table=%s", t.name)
+
+    @staticmethod
+    def _guard(fn: Callable[[Any], None], item: Any) -> None:
+        try:
+            fn(item)
+        except Exception:  # one bad item must not stop the tables
+            log.exception("event=core-error item=%r", item)
 
     def _on_link(self, m: LinkMessage) -> None:
         table = self.tables[m.table]

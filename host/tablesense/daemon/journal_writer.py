@@ -32,16 +32,28 @@ line, since each one is written to the OS before the engine acts on it:
 Whatever the policy, :meth:`sync` is called before a ruling is handed to
 the outbox, so an alert never reaches the director for an observation the
 journal could still lose.
+
+**Group commit.** The daemon's core appends a whole wake-up's frames with
+``defer=True`` (buffered here, not yet written) and then calls
+:meth:`commit` once: one write of all the lines and, where the policy wants
+it (``always``, or ``event`` after a game event, or the interval is due), one
+fsync covering every one of them. Nothing leaves the daemon for those frames
+before that (their ACKs to the readers, state, alerts: an alert's
+:meth:`sync` writes and fsyncs what is buffered first), so a crash between
+append and commit loses only frames the readers still keep and resend.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import msgspec
+
+_encode = msgspec.json.Encoder().encode
 
 
 def journal_path(directory: Path, table: str) -> Path:
@@ -85,6 +97,7 @@ class JournalWriter:
             self._pending += b"\n"
             self._drain()
         self._dirty = False
+        self._urgent = False  # a line the policy wants durable at once is waiting
         self._synced_at = time.monotonic()
 
     def stamp(self, t: int | None = None) -> int:
@@ -92,24 +105,41 @@ class JournalWriter:
         now = int(time.time() * 1000) if t is None else t
         return max(now, self.last_t)
 
-    def append(self, obj: dict[str, Any]) -> None:
-        """Write one line (with ``v`` and a monotonic ``t``) and flush it to the OS."""
-        line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    def append(self, obj: dict[str, Any], defer: bool = False) -> None:
+        """Write one line (with ``v`` and a monotonic ``t``) and flush it to the OS.
+
+        ``defer``: keep it buffered until :meth:`commit` (or :meth:`sync`,
+        :meth:`flush`), which writes the lines together, in order.
+        """
+        line = _encode(obj)
         with self._lock:
-            self._pending += line.encode() + b"\n"
+            self._pending += line
+            self._pending += b"\n"
             self.lines += 1
             self._dirty = True
             t = obj.get("t")
             if isinstance(t, int):
                 self.last_t = max(self.last_t, t)
-            self._drain()  # OSError (disk full): the line waits in _pending
-            observation = obj.get("type") == "observe"
-            now = time.monotonic()
-            due = (now - self._synced_at) * 1000 >= self.interval_ms
-            if (self.policy == "always"
-                    or (self.policy == "event" and (not observation or due))
-                    or (self.policy == "interval" and due)):
-                self._sync_locked(now)
+            if self.policy == "always" or (self.policy == "event"
+                                           and obj.get("type") != "observe"):
+                self._urgent = True
+            if not defer:
+                self._commit_locked()
+
+    def commit(self) -> None:
+        """Write what is buffered, and fsync if the policy wants it now (one fsync
+        for every line so far). OSError (disk full): the lines stay buffered."""
+        with self._lock:
+            self._commit_locked()
+
+    def _commit_locked(self) -> None:
+        self._drain()  # OSError (disk full): the lines wait in _pending
+        if not self._dirty or self.policy == "never":
+            return
+        now = time.monotonic()
+        due = (now - self._synced_at) * 1000 >= self.interval_ms
+        if self._urgent or (due and self.policy in ("event", "interval")):
+            self._sync_locked(now)
 
     @property
     def pending(self) -> int:
@@ -149,6 +179,7 @@ class JournalWriter:
         os.fsync(self._fd)
         self.fsyncs += 1
         self._dirty = False
+        self._urgent = False
         self._synced_at = now
 
     def close(self) -> None:

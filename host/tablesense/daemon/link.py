@@ -1,4 +1,4 @@
-"""One reader link: owns one port, in its own thread; never gives up on a reader.
+"""One reader link: owns one port, served by the links' loop; never gives up on a reader.
 
 The link opens its port (``tablesense.ports.open_port``, so any pyserial URL),
 decodes frames, answers the reader's ``HELLO`` with ``CONFIG`` (its seat
@@ -15,8 +15,10 @@ default 3.5 s is three missed beats). Then it is ``offline``: the core raises a
 capped exponential backoff, for as long as the daemon runs. A vanished port,
 a pty closed mid-frame or any read error is the same case: never an exit.
 
-Each link is one thread, so a reader that floods garbage only burns its own
-thread's time; the core sees decoded frames, never bytes.
+Every link of the daemon is served by one thread (:mod:`.loop`: a selector
+over all the ports), so threads do not grow with readers. A reader that
+floods garbage gets one read (at most 64 KiB) per wake-up like every other,
+and the core sees decoded frames, never bytes.
 
 Signing (hardware/protocol.md section 2a): with the reader's ``key`` the link
 checks every signed frame's MAC and stamp, signs what it sends, and, when the
@@ -39,16 +41,18 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tablesense import codec
 from tablesense.daemon.sequence import Sequencer
 from tablesense.daemon.trust import trusted
-from tablesense.ports import Port, PortError, open_port, read_some
+from tablesense.ports import Port, PortError, open_port, port_fileno, read_ready
+
+if TYPE_CHECKING:
+    from tablesense.daemon.loop import LinkLoop
 
 log = logging.getLogger("tablesense.link")
 
@@ -57,13 +61,12 @@ CONFIG_RETRY_MS = 500
 ACK_EVERY_FRAMES = 8
 ACK_EVERY_MS = 250
 SPOOF_ALERT_INTERVAL_MS = 60_000
-# Back-pressure: when more than this many messages wait for the core (a sink
-# with qsize(), as the daemon's queue), links stop reading their ports until
-# it catches up (below half of it), so an overload fills the readers' buffers,
-# not our memory. The pause is polled: short polls from a hundred links would
-# take the interpreter lock from the core they are waiting for.
+# Back-pressure: when more than this many messages wait in the sink (one with
+# qsize(), such as a queue drained by another thread), the link stops reading
+# its port until it is below half of it, so an overload fills the readers'
+# buffers, not our memory. (The daemon's core runs in the links' own thread,
+# so its backlog is never more than one wake-up's reads.)
 MAX_BACKLOG = 2000
-BACKLOG_PAUSE_S = 0.02
 # Signature stamps of the host: MAVLink's clock, 10 us units since 2015-01-01 UTC.
 STAMP_EPOCH = 1420070400
 # decode errors that are a frame damaged on the wire (not a forgery: that is a good CRC)
@@ -230,22 +233,35 @@ class ReaderLink:
         self._delivered: int | None = None  # seq of the last frame delivered in order
         self._unacked = 0
         self._acked_at = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self.loop: LinkLoop | None = None
+        self._own_loop: LinkLoop | None = None
+        self.port: Port | None = None
+        self._fd: int | None = None
+        self._decoder = codec.Decoder(self.key, require=self.require_signed)
+        self._spoke = False
+        self._opened = self._last_valid = 0
+        self._paused_at: int | None = None
+        self._backoff = self.s.backoff_initial_ms
+        self._next_open = self._first_try = 0
         self._since = now_ms()
         self._last_health = 0
         self._health_sent: dict[str, int] = {}
 
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"link-{self.table}-{self.seat}",
-                                        daemon=True)
-        self._thread.start()
+        """Serve this link alone, in a loop of its own (tests, tools). The daemon
+        instead adds every link to one :class:`~tablesense.daemon.loop.LinkLoop`."""
+        from tablesense.daemon.loop import LinkLoop
+
+        own = LinkLoop(name=f"link-{self.table}-{self.seat}")
+        own.add(self)
+        self._own_loop = own
+        own.start()
 
     def stop(self, timeout: float = 2.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._own_loop is not None:
+            self._own_loop.stop(timeout)
+            self._own_loop = None
 
     def health(self) -> dict[str, Any]:
         """The retained ``<base>/<table>/readers/<seat>`` payload."""
@@ -269,112 +285,156 @@ class ReaderLink:
         """frames, bad_crc, resyncs, gaps, resends, duplicates, lost, bytes, ..."""
         return {**self.counters, **self.seq.counters}
 
-    # -- the thread ----------------------------------------------------------------
-    def _run(self) -> None:
-        backoff = self.s.backoff_initial_ms
-        first_try = now_ms()
-        while not self._stop.is_set():
-            try:
-                worked = self._session()
-            except Exception:  # a bug here must not end the link for the day
-                log.exception("event=link-error table=%s seat=%s", self.table, self.seat)
-                worked = False
-            if worked:
-                backoff = self.s.backoff_initial_ms
-            elif self.state == "starting" and now_ms() - first_try >= self.s.heartbeat_timeout_ms:
-                self._go_offline("never-answered")
-            self._stop.wait(backoff / 1000)
-            if not worked:
-                backoff = min(backoff * 2, self.s.backoff_max_ms)
+    # -- on the loop ------------------------------------------------------------------
+    def attach(self, loop: LinkLoop) -> None:
+        self.loop = loop
+        self._next_open = now_ms()
+        self._first_try = self._next_open
 
-    def _session(self) -> bool:
-        """Open, serve until the port fails or the reader falls silent; True if it spoke."""
+    def shutdown(self) -> None:
+        """The loop stops: close the port (no offline message: the daemon says so)."""
+        self._close_port()
+
+    def on_readable(self, t: int) -> None:
+        """Input is waiting on the port: read it, decode it, deliver in order."""
+        port = self.port
+        if port is None or self._paused_at is not None:
+            return
+        try:
+            data = read_ready(port)
+        except (PortError, OSError) as exc:
+            self.counters["errors"] += 1
+            log.warning("event=port-lost table=%s seat=%s url=%s error=%r",
+                        self.table, self.seat, self.url, str(exc))
+            if self._spoke:
+                self._go_offline("port-lost")
+            self._end_session(self._spoke, t)
+            return
+        if data:
+            self._feed(port, data, t)
+
+    def service(self, t: int) -> None:
+        """Timers: open a closed port when due; resends, CONFIG, ACKs, liveness."""
+        port = self.port
+        if port is None:
+            if t >= self._next_open:
+                self._open(t)
+            return
+        if self._paused_at is not None or self._congested():
+            self._pause(t)
+            if self._paused_at is not None:
+                return
+        for f, rt in self.seq.tick(t):
+            self._deliver(f, rt)
+        self._send_resend(port)
+        self._keep_session(port, t)
+        if t - self._last_valid > self.s.heartbeat_timeout_ms:
+            self.counters["timeouts"] += 1
+            if self._spoke or self.state == "online":
+                self._go_offline("heartbeat-timeout")
+                if self.reset_device is not None and self.reset_device():
+                    log.info("event=usb-reset table=%s seat=%s", self.table, self.seat)
+                self._end_session(True, t)
+                return
+            if t - self._opened > self.s.heartbeat_timeout_ms:
+                self._end_session(False, t)
+                return
+        self._emit_health(t)
+
+    def _open(self, t: int) -> None:
         url = self.resolve()
         if url is None:
             self.counters["open_failures"] += 1
             self._emit_health()
-            return False
+            self._end_session(False, t)
+            return
         self.url = url
         try:
-            port = open_port(url, baudrate=self.s.baudrate, timeout=0.05)
+            port = open_port(url, baudrate=self.s.baudrate, timeout=0)
         except (PortError, OSError) as exc:
             self.counters["open_failures"] += 1
             log.debug("event=open-failed table=%s seat=%s url=%s error=%r",
                       self.table, self.seat, url, str(exc))
             self._emit_health()
-            return False
+            self._end_session(False, t)
+            return
         self.counters["opens"] += 1
         log.info("event=port-open table=%s seat=%s url=%s", self.table, self.seat, url)
-        try:
-            return self._serve(port)
-        finally:
-            with contextlib.suppress(Exception):
-                port.close()
-
-    def _serve(self, port: Port) -> bool:
-        decoder = codec.Decoder(self.key, require=self.require_signed)
+        self.port = port
         # The sequence count survives a reopen: frames lost while the port was
         # gone show up as a gap and are asked for again. Only a HELLO resets it.
-        spoke = False
-        opened = last_valid = now_ms()
+        self._decoder = codec.Decoder(self.key, require=self.require_signed)
+        self._spoke = False
+        self._opened = self._last_valid = now_ms()
+        self._fd = port_fileno(port)
+        assert self.loop is not None
+        if self._fd is not None:
+            self.loop.watch(self._fd, self)
+        else:
+            self.loop.poll(self, True)
         if self.key is not None:
             # A signed session starts now, whatever the reader was doing: its
             # stamps go on from our clock once it takes this CONFIG.
-            self._start_session(port, opened)
-        while not self._stop.is_set():
-            if self._congested():
-                # The core is behind: leave the bytes in the port (the kernel's and
-                # the reader's buffers fill: back-pressure) and do not count the
-                # pause against the reader's heartbeat.
-                paused = now_ms()
-                while self._congested(MAX_BACKLOG // 2) and not self._stop.is_set():
-                    self._stop.wait(BACKLOG_PAUSE_S)
-                self.counters["paused_ms"] = (self.counters.get("paused_ms", 0)
-                                              + now_ms() - paused)
-                last_valid += now_ms() - paused
-            try:
-                data = read_some(port)
-            except (PortError, OSError) as exc:
-                self.counters["errors"] += 1
-                log.warning("event=port-lost table=%s seat=%s url=%s error=%r",
-                            self.table, self.seat, self.url, str(exc))
-                if spoke:
-                    self._go_offline("port-lost")
-                return spoke
-            t = now_ms()
-            if data:
-                self.counters["bytes"] += len(data)
-                for item in decoder.feed(data):
-                    if isinstance(item, codec.RemoteProtocolError):
-                        self._count_error(item)
-                        if item.kind in DAMAGED:
-                            self.seq.damaged(t)  # a frame lost for certain: ask now
-                        continue
-                    if item.stamp is not None and not self._fresh(item):
-                        self._reader_id = item.reader  # authentic, if old: CONFIG goes there
-                        if item.mtype == codec.HELLO:  # answered, but no sign of life
-                            self._on_frame(port, item, t)
-                        continue
-                    last_valid = t
-                    spoke = True
+            self._start_session(port, self._opened)
+
+    def _close_port(self) -> None:
+        port, self.port = self.port, None
+        if self.loop is not None:
+            if self._fd is not None:
+                self.loop.unwatch(self._fd)
+            self.loop.poll(self, False)
+        self._fd = None
+        self._paused_at = None
+        if port is not None:
+            with contextlib.suppress(Exception):
+                port.close()
+
+    def _end_session(self, worked: bool, t: int) -> None:
+        """Close the port; reopen after the backoff (reset if the reader spoke)."""
+        self._close_port()
+        if worked:
+            self._backoff = self.s.backoff_initial_ms
+        elif self.state == "starting" and t - self._first_try >= self.s.heartbeat_timeout_ms:
+            self._go_offline("never-answered")
+        self._next_open = t + self._backoff
+        if not worked:
+            self._backoff = min(self._backoff * 2, self.s.backoff_max_ms)
+
+    def _feed(self, port: Port, data: bytes, t: int) -> None:
+        self.counters["bytes"] += len(data)
+        for item in self._decoder.feed(data):
+            if isinstance(item, codec.RemoteProtocolError):
+                self._count_error(item)
+                if item.kind in DAMAGED:
+                    self.seq.damaged(t)  # a frame lost for certain: ask now
+                continue
+            if item.stamp is not None and not self._fresh(item):
+                self._reader_id = item.reader  # authentic, if old: CONFIG goes there
+                if item.mtype == codec.HELLO:  # answered, but no sign of life
                     self._on_frame(port, item, t)
-                    if self.state != "online":
-                        self._go_online(t)
-            for f, rt in self.seq.tick(t):
-                self._deliver(f, rt)
-            self._send_resend(port)
-            self._keep_session(port, t)
-            if t - last_valid > self.s.heartbeat_timeout_ms:
-                self.counters["timeouts"] += 1
-                if spoke or self.state == "online":
-                    self._go_offline("heartbeat-timeout")
-                    if self.reset_device is not None and self.reset_device():
-                        log.info("event=usb-reset table=%s seat=%s", self.table, self.seat)
-                    return True
-                if t - opened > self.s.heartbeat_timeout_ms:
-                    return False
-            self._emit_health(t)
-        return spoke
+                continue
+            self._last_valid = t
+            self._spoke = True
+            self._on_frame(port, item, t)
+            if self.state != "online":
+                self._go_online(t)
+
+    def _pause(self, t: int) -> None:
+        """Back-pressure: while the sink is behind, leave the bytes in the port (the
+        kernel's and the reader's buffers fill) and do not count the pause against
+        the reader's heartbeat."""
+        if self._paused_at is None:
+            self._paused_at = t
+            if self._fd is not None and self.loop is not None:
+                self.loop.unwatch(self._fd)
+            return
+        if self._congested(MAX_BACKLOG // 2):
+            return
+        paused, self._paused_at = t - self._paused_at, None
+        self.counters["paused_ms"] = self.counters.get("paused_ms", 0) + paused
+        self._last_valid += paused
+        if self._fd is not None and self.loop is not None:
+            self.loop.watch(self._fd, self)
 
     # -- frames ------------------------------------------------------------------
     def _congested(self, limit: int = MAX_BACKLOG) -> bool:

@@ -59,6 +59,7 @@ class Publisher:
         self.connects = 0
         self._retained: dict[str, bytes] = {self.topics.bridge_state: ONLINE}
         self._lock = threading.Lock()
+        self._hand_lock = threading.Lock()  # one thread at a time hands rows to paho
         self._acks: list[tuple[int, bool]] = []
         self._inflight: dict[int, int] = {}  # paho mid -> outbox seq
         self._handed = 0  # highest outbox seq handed to paho
@@ -128,8 +129,18 @@ class Publisher:
         return self._listening.wait(timeout)
 
     def kick(self) -> None:
-        """New rows are in the outbox: hand them on."""
+        """New rows are in the outbox: hand them on, from this thread if the pump is
+        not at it (an alert then goes from the core to paho without a thread hop)."""
         self._idle.clear()
+        if self._pump is not None and not self._stopping.is_set() \
+                and self._hand_lock.acquire(blocking=False):
+            try:
+                self._hand_on()
+                return
+            except Exception:  # e.g. sqlite busy: the pump tries again
+                log.exception("event=outbox-hand-on-error")
+            finally:
+                self._hand_lock.release()
         self._wake.set()
 
     def set_retained(self, topic: str, payload: bytes) -> None:
@@ -209,7 +220,8 @@ class Publisher:
             self._wake.clear()
             try:
                 self._drain_acks()
-                self._hand_on()
+                with self._hand_lock:
+                    self._hand_on()
             except Exception:  # e.g. sqlite busy; try again on the next wake
                 log.exception("event=outbox-pump-error")
 

@@ -143,7 +143,19 @@ class TableRuntime:
                         self.name, seat, str(exc))
             return []
         extra = {"seq": seq, "reader": seat} if seq is not None else None
-        return self._apply(event, extra=extra) or []
+        return self._apply(event, extra=extra, defer=True) or []
+
+    def commit(self) -> None:
+        """Group commit (the core, once per wake-up): write the frames' lines
+        appended since, fsync as the policy wants; never raises."""
+        try:
+            self.journal.commit()
+        except OSError as exc:
+            self._journal_failed(exc)
+            return
+        if self._journal_failing:
+            self._journal_failing = False
+            log.error("event=journal-recovered table=%s path=%s", self.name, self.journal.path)
 
     def command(self, payload: bytes, trusted: bool = False,
                 by: str | None = None) -> dict[str, Any]:
@@ -225,13 +237,14 @@ class TableRuntime:
     _last_error = ""
 
     def _apply(self, event: Event, by: str | None = None,
-               extra: dict[str, Any] | None = None) -> list[Ruling] | None:
+               extra: dict[str, Any] | None = None, defer: bool = False) -> list[Ruling] | None:
+        """``defer``: the line is buffered until :meth:`commit` (or an alert's sync)."""
         line = event.to_json()
         if extra:
             line.update(extra)
         if by is not None:
             line["by"] = by
-        self._journal_write(line)
+        self._journal_write(line, defer)
         self.counters["events"] += 1
         try:
             rulings = self.engine.apply(event)
@@ -269,11 +282,13 @@ class TableRuntime:
     _journal_failing = False
     _journal_alerted: int | None = None
 
-    def _journal_write(self, line: dict[str, Any] | None) -> None:
+    def _journal_write(self, line: dict[str, Any] | None, defer: bool = False) -> None:
         """Append ``line`` (None: only retry what is buffered); never raise."""
         try:
             if line is not None:
-                self.journal.append(line)
+                self.journal.append(line, defer)
+                if defer:
+                    return  # written by commit(), which reports failures
             elif self._journal_failing:
                 self.journal.flush()
         except OSError as exc:
