@@ -7,8 +7,11 @@ One run measures, against one mosquitto on a free loopback port:
 * **relay**: the floor. ``relay_child.py`` reads the pty with pyserial and
   publishes each frame unchanged (QoS 1, paho): no decoding, no journal, no
   rules, no outbox.
-* **daemon** (per variant): ``daemon_child.py`` runs the real Daemon (link
-  thread, sequencer, core, journal, engine, SQLite outbox, paho) for one
+* **durable relay**: the same relay appending each frame to a file on the
+  working disk and fsyncing it before it publishes: the floor for anything
+  that makes a frame durable before its alert leaves.
+* **daemon** (per variant): ``daemon_child.py`` runs the real Daemon (links'
+  event loop, sequencer, core, journal, engine, SQLite outbox, paho) for one
   table with four simulated readers. Each exposure is one OBSERVE of a
   defender's card turned face up in his hand during play, which the
   engine rules on at once (a minor, then major, penalty card): one frame in,
@@ -23,21 +26,26 @@ One run measures, against one mosquitto on a free loopback port:
   passed (incidents.THROWN_MS, closed by ``Engine.tick``), so this latency is
   that window plus the daemon's tick.
 
-Exposures are sent one at a time (the next after the previous alert, with
-2-6 ms between), so this is latency without queueing. Prints progress on
-stderr and one JSON object on stdout.
+All four pipelines run at once and are measured interleaved: each round
+sends one event through each of them, in a random order, the next after the
+previous one arrived (2-6 ms between), so this is latency without queueing,
+and the shared machine's noise falls on every pipeline alike. Prints progress on
+stderr and one JSON object on stdout, with the goals' ratios on top:
+``ratio_p99_to_relay`` (daemon on tmpfs / relay) and
+``ratio_p99_to_durable_relay`` (daemon on disk / durable relay).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -63,33 +71,35 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def relay_latency(broker: Broker, events: int, rng: random.Random) -> list[float]:
+Pipeline = Generator[float, None, dict[str, Any]]
+
+
+def relay_pipeline(broker: Broker, journal: Path | None = None) -> Pipeline:
+    """Yields one frame's latency per step (the relay, or with ``journal`` the durable
+    relay)."""
     reader = SimReader("r", "N")
-    sub = Subscriber(broker.port, ["bench/relay"])
+    topic = f"bench/relay/{'durable' if journal else 'bare'}"
+    sub = Subscriber(broker.port, [topic])
+    extra = [str(journal)] if journal is not None else []
     proc = subprocess.Popen([PYTHON, str(HERE / "relay_child.py"), reader.path, str(broker.port),
-                             "bench/relay"], stdout=subprocess.PIPE)
+                             topic, *extra], stdout=subprocess.PIPE)
     assert proc.stdout is not None
     try:
         if b"ready" not in proc.stdout.readline():
             raise RuntimeError("relay did not start")
         time.sleep(0.2)
-        out: list[float] = []
-        frames = [reader.frame(codec.OBSERVE, {"seat": "W", "card": HANDS["W"][i % 13],
-                                               "zone": "hand", "face": "up", "level": "above",
-                                               "t": i}) for i in range(events + 50)]
-        def nth(n: int) -> Callable[[list[tuple[str, bytes, float]]], float | None]:
-            return lambda m: m[n][2] if len(m) > n else None
-
-        for i, data in enumerate(frames):
+        i = 0
+        while True:
             n = len(sub.messages)
+            data = reader.frame(codec.OBSERVE, {"seat": "W", "card": HANDS["W"][i % 13],
+                                                "zone": "hand", "face": "up", "level": "above",
+                                                "t": i})
             t0 = reader.write(data)
-            got = sub.wait(nth(n), 5)
+            got = sub.wait(lambda m, n=n: m[n][2] if len(m) > n else None, 5)
             if got is None:
                 raise RuntimeError(f"relay lost frame {i}")
-            if i >= 50:  # warm-up
-                out.append(got - t0)
-            time.sleep(rng.uniform(0.002, 0.006))
-        return out
+            i += 1
+            yield got - t0
     finally:
         proc.kill()
         proc.wait(5)
@@ -97,65 +107,63 @@ def relay_latency(broker: Broker, events: int, rng: random.Random) -> list[float
         reader.close()
 
 
-def alert_arrival(sub: Subscriber, alert_id: str, timeout: float) -> float | None:
-    return sub.alert_time(alert_id, timeout)
+class DaemonPipeline:
+    """The real daemon for one table, four readers: one exposure per step."""
 
+    def __init__(self, broker: Broker, workdir: Path) -> None:
+        self.readers = {s: SimReader("1", s) for s in "NESW"}
+        conf = write_config(workdir / "daemon.toml", broker.port,
+                            {"1": {s: r.path for s, r in self.readers.items()}}, workdir)
+        self.sub = Subscriber(broker.port, ["ts/1/alert"])
+        self.daemon = DaemonChild(conf, workdir / "daemon.log")
+        self.pool = ReaderPool(list(self.readers.values()))
+        self.pool.start_sessions()
+        self.board = 0
+        self.cards: list[tuple[int, str, str]] = []
+        self.done = 0
 
-def daemon_latency(broker: Broker, workdir: Path, events: int, dropped: int,
-                   rng: random.Random) -> dict[str, Any]:
-    readers = {s: SimReader("1", s) for s in "NESW"}
-    conf = write_config(workdir / "daemon.toml", broker.port,
-                        {"1": {s: r.path for s, r in readers.items()}}, workdir)
-    sub = Subscriber(broker.port, ["ts/1/alert"])
-    daemon = DaemonChild(conf, workdir / "daemon.log")
-    pool = ReaderPool(list(readers.values()))
-    held: list[float] = []
-    drops: list[float] = []
-    try:
-        pool.start_sessions()
-        board = 0
-        done = 0
-        warm = 48
-        while done < events + warm:
-            board += 1
-            start_board(daemon, "1", board)
-            readers["E"].observe(HANDS["E"][0], "trick", "up")  # the opening lead
-            time.sleep(0.35)  # the lead's 300 ms "played together" window
+    def _new_board(self) -> None:
+        self.board += 1
+        start_board(self.daemon, "1", self.board)
+        self.readers["E"].observe(HANDS["E"][0], "trick", "up")  # the opening lead
+        time.sleep(0.35)  # the lead's 300 ms "played together" window
+
+    def exposure(self) -> float:
+        """A defender's card face up in his hand: ruled on at once, one alert."""
+        if not self.cards:
+            self._new_board()
             cards = [("W", c) for c in HANDS["W"][1:13]] + [("E", c) for c in HANDS["E"][1:13]]
-            for n, (seat, card) in enumerate(cards, 1):
-                if done >= events + warm:
-                    break
-                t0 = readers[seat].observe(card, "hand", "up", "above", t=done)
-                got = alert_arrival(sub, f"1-{board}-{n}", 10)
-                if got is None:
-                    raise RuntimeError(f"no alert 1-{board}-{n} for {seat} {card}")
-                if done >= warm:
-                    held.append(got - t0)
-                done += 1
-                time.sleep(rng.uniform(0.002, 0.006))
-            if done % 480 < 24:
-                log(f"  {done} exposures, board {board}")
-        for i in range(dropped):
-            board += 1
-            start_board(daemon, "1", board)
-            readers["E"].observe(HANDS["E"][0], "trick", "up")
-            time.sleep(0.35)
-            seat = "W" if i % 2 else "E"
-            t0 = readers[seat].observe(HANDS[seat][5], "table", "up", "at", t=i)
-            got = alert_arrival(sub, f"1-{board}-1", 10)
-            if got is None:
-                raise RuntimeError(f"no alert for the dropped card of board {board}")
-            drops.append(got - t0)
-        stats = daemon.stats()
-    finally:
-        pool.close()
-        daemon.close()
-        sub.close()
-    lost = sum(link["counters"].get("lost", 0) for link in stats["links"])
-    alerts = stats["tables"]["1"]["alerts"]
-    journal = stats["journal"]["1"]
-    return {"held": held, "dropped": drops, "boards": board, "alerts": alerts, "lost": lost,
-            "fsyncs": journal["fsyncs"], "journal_lines": journal["lines"]}
+            self.cards = [(n, seat, card) for n, (seat, card) in enumerate(cards, 1)]
+        n, seat, card = self.cards.pop(0)
+        t0 = self.readers[seat].observe(card, "hand", "up", "above", t=self.done)
+        got = self.sub.alert_time(f"1-{self.board}-{n}", 10)
+        if got is None:
+            raise RuntimeError(f"no alert 1-{self.board}-{n} for {seat} {card}")
+        self.done += 1
+        return got - t0
+
+    def dropped(self, i: int) -> float:
+        """A defender's card dropped face up on the table (the 1 s window)."""
+        self.cards = []
+        self._new_board()
+        seat = "W" if i % 2 else "E"
+        t0 = self.readers[seat].observe(HANDS[seat][5], "table", "up", "at", t=i)
+        got = self.sub.alert_time(f"1-{self.board}-1", 10)
+        if got is None:
+            raise RuntimeError(f"no alert for the dropped card of board {self.board}")
+        return got - t0
+
+    def close(self) -> dict[str, Any]:
+        try:
+            stats = self.daemon.stats()
+        finally:
+            self.pool.close()
+            self.daemon.close()
+            self.sub.close()
+        journal = stats["journal"]["1"]
+        return {"boards": self.board, "alerts": stats["tables"]["1"]["alerts"],
+                "lost": sum(link["counters"].get("lost", 0) for link in stats["links"]),
+                "fsyncs": journal["fsyncs"], "journal_lines": journal["lines"]}
 
 
 def main() -> int:
@@ -167,31 +175,61 @@ def main() -> int:
     args = ap.parse_args()
     rng = random.Random(args.seed)
     result: dict[str, Any] = {"events": args.events}
-    with tempfile.TemporaryDirectory(prefix="ts-bench-") as tmp:
-        broker = Broker(Path(tmp) / "broker")
+    variants = args.variants.split(",")
+    warm = 48
+    with contextlib.ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ts-bench-")))
+        broker = Broker(tmp / "broker")
+        stack.callback(broker.close)
+        relays: dict[str, Pipeline] = {"relay": relay_pipeline(broker)}
+        relays["durable_relay"] = relay_pipeline(broker, tmp / "durable-frames.log")
+        for gen in relays.values():
+            stack.callback(gen.close)
+        daemons: dict[str, DaemonPipeline] = {}
+        for variant in variants:
+            base = Path("/dev/shm") if variant == "tmpfs" else tmp
+            d = Path(stack.enter_context(tempfile.TemporaryDirectory(
+                prefix=f"ts-{variant}-", dir=base)))
+            daemons[f"daemon_{variant}"] = DaemonPipeline(broker, d)
+        samples: dict[str, list[float]] = {k: [] for k in [*relays, *daemons]}
+        steps: dict[str, Callable[[], float]] = {k: g.__next__ for k, g in relays.items()}
+        steps.update({k: p.exposure for k, p in daemons.items()})
+        log(f"{len(steps)} pipelines, {args.events} events each, interleaved")
         try:
-            log(f"relay: {args.events} frames")
-            relay = relay_latency(broker, args.events, rng)
-            result["relay"] = summary_ms(relay)
-            log(f"relay: {result['relay']}")
-            for variant in args.variants.split(","):
-                base = Path("/dev/shm") if variant == "tmpfs" else Path(tmp)
-                with tempfile.TemporaryDirectory(prefix=f"ts-{variant}-", dir=base) as d:
-                    log(f"daemon ({variant}): {args.events} exposures")
-                    got = daemon_latency(broker, Path(d), args.events,
-                                         args.dropped if variant == "disk" else 0, rng)
-                held = summary_ms(got["held"])
-                held["ratio_p50_to_relay"] = round(held["p50_ms"] / result["relay"]["p50_ms"], 2)
-                held["ratio_p99_to_relay"] = round(held["p99_ms"] / result["relay"]["p99_ms"], 2)
-                result[f"daemon_{variant}"] = {**held, "alerts": got["alerts"],
-                                               "lost_frames": got["lost"],
-                                               "journal_fsyncs": got["fsyncs"]}
-                log(f"daemon ({variant}): {result[f'daemon_{variant}']}")
-                if got["dropped"]:
-                    result["dropped_card"] = summary_ms(got["dropped"])
-                    log(f"dropped card: {result['dropped_card']}")
+            for i in range(args.events + warm):
+                # one event of each pipeline in a random order: the machine's noise
+                # falls on all of them alike
+                for name in rng.sample(list(steps), len(steps)):
+                    lat = steps[name]()
+                    if i >= warm:
+                        samples[name].append(lat)
+                    time.sleep(rng.uniform(0.002, 0.006))
+                if i and i % 500 == 0:
+                    log(f"  {i} events each")
+            drops: list[float] = []
+            if "daemon_disk" in daemons:
+                for i in range(args.dropped):
+                    drops.append(daemons["daemon_disk"].dropped(i))
         finally:
-            broker.close()
+            counts = {name: p.close() for name, p in daemons.items()}
+    for name in relays:
+        result[name] = summary_ms(samples[name])
+    for name in daemons:
+        held = summary_ms(samples[name])
+        for floor in relays:
+            for p in ("p50", "p99"):
+                held[f"ratio_{p}_to_{floor}"] = round(held[f"{p}_ms"] / result[floor][f"{p}_ms"],
+                                                      2)
+        c = counts[name]
+        result[name] = {**held, "alerts": c["alerts"], "lost_frames": c["lost"],
+                        "journal_fsyncs": c["fsyncs"], "journal_lines": c["journal_lines"]}
+    if drops:
+        result["dropped_card"] = summary_ms(drops)
+    # the goals: tmpfs against the bare relay, disk against the durable relay
+    if "daemon_tmpfs" in result:
+        result["ratio_p99_to_relay"] = result["daemon_tmpfs"]["ratio_p99_to_relay"]
+    if "daemon_disk" in result:
+        result["ratio_p99_to_durable_relay"] = result["daemon_disk"]["ratio_p99_to_durable_relay"]
     print(json.dumps(result))
     return 0
 

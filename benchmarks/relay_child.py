@@ -1,6 +1,6 @@
 """The floor for the latency benchmark: a bare relay, serial port -> MQTT.
 
-    python benchmarks/relay_child.py PORT_URL BROKER_PORT TOPIC
+    python benchmarks/relay_child.py PORT_URL BROKER_PORT TOPIC [JOURNAL]
 
 Reads the port the way a reader link does (``tablesense.ports``: pyserial,
 0.05 s timeout, whatever is waiting) and publishes each whole frame (bytes up
@@ -11,6 +11,7 @@ no journal, no rules, no outbox. Prints ``{"ready": true}`` when connected.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 
@@ -22,6 +23,7 @@ from tablesense.ports import open_port, read_some
 
 def main(argv: list[str]) -> int:
     url, port, topic = argv[1], int(argv[2]), argv[3]
+    journal = os.open(argv[4], os.O_WRONLY | os.O_APPEND | os.O_CREAT) if len(argv) > 4 else None
     connected = threading.Event()
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-relay",
                          protocol=mqtt.MQTTv5)
@@ -42,7 +44,11 @@ def main(argv: list[str]) -> int:
             end = buf.find(b"\x00")
             if end < 0:
                 break
-            client.publish(topic, bytes(buf[: end + 1]), qos=1)
+            frame = bytes(buf[: end + 1])
+            if journal is not None:
+                os.write(journal, frame.hex().encode() + b"\n")
+                os.fsync(journal)
+            client.publish(topic, frame, qos=1)
             del buf[: end + 1]
 
 

@@ -183,11 +183,13 @@ class Load:
 def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdir: Path,
                idle_kib: int, rng: random.Random) -> dict[str, Any]:
     tables = [str(i + 1) for i in range(n_readers // 4)]
+    # paho waits on its socket with select(), which takes descriptors below 1024
+    # only: the subscriber connects before hundreds of ptys are opened here.
+    sub = Subscriber(broker.port, ["ts/+/alert"])
     readers = {(t, s): SimReader(t, s) for t in tables for s in "NESW"}
     conf = write_config(workdir / "daemon.toml", broker.port,
                         {t: {s: readers[(t, s)].path for s in "NESW"} for t in tables},
                         workdir)
-    sub = Subscriber(broker.port, ["ts/+/alert"])
     t_setup = time.monotonic()
     daemon = DaemonChild(conf, workdir / "daemon.log")
     pool = ReaderPool(list(readers.values()))
@@ -245,6 +247,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             "writer_stalled_s": round(load.stalls, 1),
             "frames_delivered_per_s": round(frames / (w1 - w0 + drain_s)),
             "drain_s": round(drain_s, 1),
+            "p50_ms": summary_ms(lat).get("p50_ms"), "p99_ms": summary_ms(lat).get("p99_ms"),
             "probe_latency": summary_ms(lat),
             "probes_missing": len(load.probe_at) - len(lat),
             "dropped_frames": max(0, load.sent_observes + lead_observes + commands - lines) + bad,

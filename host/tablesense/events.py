@@ -104,6 +104,19 @@ class Observe(Event, frozen=True, tag="observe"):
     conf: Annotated[float, msgspec.Meta(ge=0, le=1)] | None = None
     rt: Time | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        # Event.to_json spelled out for the most common line (the same object)
+        out: dict[str, Any] = {"v": 1, "t": self.t, "type": "observe", "seat": self.seat,
+                               "card": self.card, "zone": self.zone, "face": self.face,
+                               "level": self.level}
+        if self.seen_by is not None:
+            out["seen_by"] = list(self.seen_by)
+        if self.conf is not None:
+            out["conf"] = self.conf
+        if self.rt is not None:
+            out["rt"] = self.rt
+        return out
+
 
 class BoardStart(Event, frozen=True, tag="board"):
     type: ClassVar[str] = "board"
@@ -281,7 +294,7 @@ def _hands(obj: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
 _SEATS = frozenset(SEATS)
 _CARDS = frozenset(ALL_CARDS)
 _ZONES, _FACES, _LEVELS = frozenset(ZONES), frozenset(FACES), frozenset(LEVELS)
-_PLAIN_OBSERVE = frozenset(("v", "t", "type", "seat", "card", "zone", "face", "level"))
+_PLAIN_OBSERVE = frozenset(("v", "t", "type", "seat", "card", "zone", "face", "level", "rt"))
 _SEAT_ORDER = {s: i for i, s in enumerate(SEATS)}
 assert len(RANKS) == 13 and len(_CARDS) == 52
 
@@ -289,12 +302,13 @@ assert len(RANKS) == 13 and len(_CARDS) == 52
 def _fast_observe(obj: dict[str, Any]) -> Observe | None:
     """The common case, canonical and complete, without the field-by-field checks."""
     t, seat, card, zone = obj.get("t"), obj.get("seat"), obj.get("card"), obj.get("zone")
-    face, level = obj.get("face"), obj.get("level", "unknown")
+    face, level, rt = obj.get("face"), obj.get("level", "unknown"), obj.get("rt")
     if (type(t) is int and t >= 0 and type(seat) is str and seat in _SEATS
             and type(card) is str and card in _CARDS and type(zone) is str and zone in _ZONES
             and type(face) is str and face in _FACES and type(level) is str
-            and level in _LEVELS and obj.get("v", 1) == 1 and _PLAIN_OBSERVE.issuperset(obj)):
-        return Observe(t, seat, card, zone, face, level)
+            and level in _LEVELS and (rt is None or (type(rt) is int and rt >= 0))
+            and obj.get("v", 1) == 1 and _PLAIN_OBSERVE.issuperset(obj)):
+        return Observe(t, seat, card, zone, face, level, rt=rt)
     return None
 
 

@@ -35,12 +35,23 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tablesense.cards import ALL_CARDS, SEATS
 from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.topics import Topics
 from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.engine.sensing import Tuning
-from tablesense.events import COMMAND_TYPES, EVENT_TYPES, Event, EventError, parse_event
+from tablesense.events import (
+    COMMAND_TYPES,
+    EVENT_TYPES,
+    FACES,
+    LEVELS,
+    ZONES,
+    Event,
+    EventError,
+    Observe,
+    parse_event,
+)
 from tablesense.journal import JournalError, read_journal
 from tablesense.laws import CODES
 
@@ -49,6 +60,12 @@ log = logging.getLogger("tablesense.table")
 ALERT_SEVERITIES = ("penalty", "director")
 JOURNAL_ALERT_INTERVAL_MS = 60_000
 SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
+_SEATS, _CARDS = frozenset(SEATS), frozenset(ALL_CARDS)
+_ZONES, _FACES, _LEVELS = frozenset(ZONES), frozenset(FACES), frozenset(LEVELS)
+
+
+def _in_seat_order(seats: list[Any]) -> list[Any]:
+    return sorted(set(seats), key=lambda s: SEATS.index(s) if s in SEATS else 9)
 
 
 def dumps(obj: Any) -> bytes:
@@ -143,6 +160,31 @@ class TableRuntime:
                         self.name, seat, str(exc))
             return []
         extra = {"seq": seq, "reader": seat} if seq is not None else None
+        return self._apply(event, extra=extra, defer=True) or []
+
+    def reader_observe(self, reader: str, holder: str, fields: dict[str, Any], t: int,
+                       seq: int | None = None) -> list[Ruling]:
+        """An OBSERVE frame's fields (as the codec decoded them) from ``reader``,
+        about a card of ``holder`` (the seat the core decided it reports).
+
+        The same as :meth:`reader_event` with the observation's journal object,
+        without building and re-validating it: the codec's values are the
+        contract's already (its tables are the vocabulary, cards canonical,
+        ``seen_by`` in seat order). Anything else takes :meth:`reader_event`.
+        """
+        card, zone, face, level = fields.get("card"), fields.get("zone"), fields.get("face"), \
+            fields.get("level")
+        rt, seen, conf = fields.get("t"), fields.get("seen_by"), fields.get("conf")
+        if not (holder in _SEATS and card in _CARDS and zone in _ZONES and face in _FACES
+                and level in _LEVELS and type(rt) is int and rt >= 0
+                and (seen is None or (type(seen) is list and seen == _in_seat_order(seen)))
+                and (conf is None or (type(conf) is float and 0 <= conf <= 1))):
+            obj = {"type": "observe", "seat": holder, "rt": rt,
+                   **{k: v for k, v in fields.items() if k not in ("t", "seat")}}
+            return self.reader_event(reader, obj, t, seq)
+        event = Observe(self.journal.stamp(t), holder, card, zone, face, level,
+                        None if seen is None else tuple(seen), conf, rt)
+        extra = {"seq": seq, "reader": reader} if seq is not None else None
         return self._apply(event, extra=extra, defer=True) or []
 
     def commit(self) -> None:
