@@ -43,7 +43,8 @@ VALID: list[dict[str, Any]] = [
 ]
 # values that are valid somewhere, invalid elsewhere, or valid but not canonical
 ODD = st.sampled_from([
-    None, True, False, 0, 1, -1, 1.0, 0.5, 2, 14, 2**70, "", "n", "N", "x", "SA", "10h", "h10", " SA",
+    None, True, False, 0, 1, -1, 1.0, 0.5, 2, 14, 2**70, "", "n", "N", "x", "SA", "10h", "h10",
+    " SA",
     "sa", "SX", "unknown", "up", "gone", "trick", "1nt", "1N", "pass", "P", "h", "H", "NS",
     "none", "None", "deal", [], ["N"], ["n", "N"], ["S", "N"], ["N", "N"], {}, {"N": []},
     "rejected", "observe",
