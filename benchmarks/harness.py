@@ -174,7 +174,9 @@ def write_config(path: Path, broker_port: int, tables: dict[str, dict[str, str]]
                  keys: dict[tuple[str, str], bytes] | None = None,
                  heartbeat_timeout_ms: int = 3500) -> Path:
     lines = ["version = 1", f"state_interval_ms = {state_interval_ms}", "[broker]",
-             f"port = {broker_port}", 'base = "ts"', f'client_id = "bench-{os.getpid()}"',
+             # a client id of its own per daemon: two daemons of one run share the broker
+             f"port = {broker_port}", 'base = "ts"',
+             f'client_id = "bench-{os.getpid()}-{abs(hash(str(data_dir)))}"',
              "max_inflight = 100", "[journal]", f'dir = "{data_dir / "journal"}"',
              f'fsync = "{fsync}"', "[outbox]", f'path = "{data_dir / "outbox.sqlite"}"',
              "[readers]", f"heartbeat_timeout_ms = {heartbeat_timeout_ms}",

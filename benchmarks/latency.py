@@ -110,11 +110,14 @@ def relay_pipeline(broker: Broker, journal: Path | None = None) -> Pipeline:
 class DaemonPipeline:
     """The real daemon for one table, four readers: one exposure per step."""
 
-    def __init__(self, broker: Broker, workdir: Path) -> None:
-        self.readers = {s: SimReader("1", s) for s in "NESW"}
+    def __init__(self, broker: Broker, workdir: Path, table: str) -> None:
+        # each daemon its own table name: they share the broker, and alert ids
+        # are <table>-<board>-<n>
+        self.table = table
+        self.readers = {s: SimReader(table, s) for s in "NESW"}
         conf = write_config(workdir / "daemon.toml", broker.port,
-                            {"1": {s: r.path for s, r in self.readers.items()}}, workdir)
-        self.sub = Subscriber(broker.port, ["ts/1/alert"])
+                            {table: {s: r.path for s, r in self.readers.items()}}, workdir)
+        self.sub = Subscriber(broker.port, [f"ts/{table}/alert"])
         self.daemon = DaemonChild(conf, workdir / "daemon.log")
         self.pool = ReaderPool(list(self.readers.values()))
         self.pool.start_sessions()
@@ -124,7 +127,7 @@ class DaemonPipeline:
 
     def _new_board(self) -> None:
         self.board += 1
-        start_board(self.daemon, "1", self.board)
+        start_board(self.daemon, self.table, self.board)
         self.readers["E"].observe(HANDS["E"][0], "trick", "up")  # the opening lead
         time.sleep(0.35)  # the lead's 300 ms "played together" window
 
@@ -136,9 +139,9 @@ class DaemonPipeline:
             self.cards = [(n, seat, card) for n, (seat, card) in enumerate(cards, 1)]
         n, seat, card = self.cards.pop(0)
         t0 = self.readers[seat].observe(card, "hand", "up", "above", t=self.done)
-        got = self.sub.alert_time(f"1-{self.board}-{n}", 10)
+        got = self.sub.alert_time(f"{self.table}-{self.board}-{n}", 10)
         if got is None:
-            raise RuntimeError(f"no alert 1-{self.board}-{n} for {seat} {card}")
+            raise RuntimeError(f"no alert {self.table}-{self.board}-{n} for {seat} {card}")
         self.done += 1
         return got - t0
 
@@ -148,7 +151,7 @@ class DaemonPipeline:
         self._new_board()
         seat = "W" if i % 2 else "E"
         t0 = self.readers[seat].observe(HANDS[seat][5], "table", "up", "at", t=i)
-        got = self.sub.alert_time(f"1-{self.board}-1", 10)
+        got = self.sub.alert_time(f"{self.table}-{self.board}-1", 10)
         if got is None:
             raise RuntimeError(f"no alert for the dropped card of board {self.board}")
         return got - t0
@@ -160,8 +163,8 @@ class DaemonPipeline:
             self.pool.close()
             self.daemon.close()
             self.sub.close()
-        journal = stats["journal"]["1"]
-        return {"boards": self.board, "alerts": stats["tables"]["1"]["alerts"],
+        journal = stats["journal"][self.table]
+        return {"boards": self.board, "alerts": stats["tables"][self.table]["alerts"],
                 "lost": sum(link["counters"].get("lost", 0) for link in stats["links"]),
                 "fsyncs": journal["fsyncs"], "journal_lines": journal["lines"]}
 
@@ -190,7 +193,7 @@ def main() -> int:
             base = Path("/dev/shm") if variant == "tmpfs" else tmp
             d = Path(stack.enter_context(tempfile.TemporaryDirectory(
                 prefix=f"ts-{variant}-", dir=base)))
-            daemons[f"daemon_{variant}"] = DaemonPipeline(broker, d)
+            daemons[f"daemon_{variant}"] = DaemonPipeline(broker, d, str(len(daemons) + 1))
         samples: dict[str, list[float]] = {k: [] for k in [*relays, *daemons]}
         steps: dict[str, Callable[[], float]] = {k: g.__next__ for k, g in relays.items()}
         steps.update({k: p.exposure for k, p in daemons.items()})

@@ -25,7 +25,7 @@ def main(argv: list[str]) -> int:
     url, port, topic = argv[1], int(argv[2]), argv[3]
     journal = os.open(argv[4], os.O_WRONLY | os.O_APPEND | os.O_CREAT) if len(argv) > 4 else None
     connected = threading.Event()
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-relay",
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"bench-relay-{os.getpid()}",
                          protocol=mqtt.MQTTv5)
     client.on_connect = lambda c, u, f, rc, p: connected.set()
     client.max_inflight_messages_set(100)

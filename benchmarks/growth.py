@@ -1,0 +1,148 @@
+"""How cost grows: a daemon from 16 to 512 readers, replay from 1k to 100k boards.
+
+    .venv/bin/python benchmarks/growth.py [--readers 16,64,128,256,512] [--seconds 20]
+                                          [--boards 1000,10000,100000] [--png FILE]
+
+Readers: ``scale.py``'s realistic load (a card event every 2-4 s a reader,
+1 Hz heartbeats, 22 timed probes a table) on a fresh daemon for each count:
+the daemon's CPU (cores), resident memory, threads, and the probes' p50/p99.
+Boards: a robot journal of each size written to a file, then ``tablesense
+replay FILE`` in a process of its own: wall time, observations a second and
+peak resident memory. Prints one JSON object a line and draws the plot
+(matplotlib, the ``bench`` extra) to ``--png`` (default: BENCHMARKS-growth.png
+beside BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from engine import write_journal
+from harness import Broker
+from scale import idle_rss, run_config
+
+HERE = Path(__file__).resolve().parent
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def replay_cost(boards: int, workdir: Path) -> dict[str, Any]:
+    path = workdir / f"journal-{boards}.jsonl"
+    events, observations = write_journal(path, boards, seed=1)
+    code = ("import resource, sys, time\nfrom tablesense.cli import main\n"
+            "t0 = time.perf_counter()\n"
+            f"rc = main(['replay', {str(path)!r}])\n"
+            "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
+            " file=sys.stderr)\nraise SystemExit(rc)\n")
+    done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, check=True, text=True)
+    seconds, rss_kib = done.stderr.strip().splitlines()[-1].split()
+    size = path.stat().st_size
+    path.unlink()
+    return {"boards": boards, "events": events, "observations": observations,
+            "journal_mib": round(size / 2**20, 1), "replay_s": round(float(seconds), 2),
+            "replay_observations_per_s": round(observations / float(seconds)),
+            "replay_peak_rss_mib": round(int(rss_kib) / 1024, 1)}
+
+
+def plot(readers: list[dict[str, Any]], boards: list[dict[str, Any]], png: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
+    if readers:
+        n = [r["readers"] for r in readers]
+        for ax, key, label in ((axes[0][0], "daemon_cpu_cores", "daemon CPU (cores)"),
+                               (axes[0][1], "rss_mib", "daemon RSS (MiB)"),
+                               (axes[0][2], "p99_ms", "probe latency (ms)")):
+            ax.plot(n, [r[key] for r in readers], "o-", label=label.split(" (")[0])
+            if key == "p99_ms":
+                ax.plot(n, [r["p50_ms"] for r in readers], "s--", label="p50")
+                ax.plot(n, [r["p99_ms"] for r in readers], "o-", label="p99")
+                ax.axhline(10, color="grey", lw=0.8, ls=":")
+                ax.legend()
+            if key == "daemon_cpu_cores":
+                ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(n, [str(x) for x in n])
+            ax.set_xlabel("readers (4 a table), realistic pace")
+            ax.set_ylabel(label)
+            ax.set_ylim(bottom=0)
+            ax.grid(alpha=0.3)
+    if boards:
+        b = [r["boards"] for r in boards]
+        for ax, key, label in ((axes[1][0], "replay_s", "replay wall time (s)"),
+                               (axes[1][1], "replay_peak_rss_mib", "replay peak RSS (MiB)"),
+                               (axes[1][2], "replay_observations_per_s",
+                                "replay observations/s")):
+            ax.plot(b, [r[key] for r in boards], "o-")
+            ax.set_xscale("log")
+            if key == "replay_s":
+                ax.set_yscale("log")
+            else:
+                ax.set_ylim(bottom=0)
+            if key == "replay_peak_rss_mib":
+                ax.axhline(100, color="grey", lw=0.8, ls=":")
+            ax.set_xlabel("boards in the journal (one table)")
+            ax.set_ylabel(label)
+            ax.grid(alpha=0.3)
+    fig.suptitle("tablesense: cost growth (benchmarks/growth.py)")
+    fig.tight_layout()
+    fig.savefig(png, dpi=90)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--readers", default="16,64,128,256,512")
+    ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--boards", default="1000,10000,100000")
+    ap.add_argument("--png", default=str(HERE.parent / "BENCHMARKS-growth.png"))
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    readers: list[dict[str, Any]] = []
+    boards: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="ts-growth-") as tmp:
+        work = Path(tmp)
+        if args.readers:
+            broker = Broker(work / "broker")
+            try:
+                idle = idle_rss(broker, work)
+                for n in (int(x) for x in args.readers.split(",")):
+                    t0 = time.monotonic()
+                    with tempfile.TemporaryDirectory(prefix=f"ts-{n}-", dir=tmp) as d:
+                        r = run_config(n, "realistic", args.seconds, broker, Path(d), idle, rng)
+                    row = {k: r[k] for k in ("readers", "tables", "daemon_cpu_cores", "p50_ms",
+                                             "p99_ms", "rss_mib", "rss_per_table_kib",
+                                             "threads", "fds", "dropped_frames",
+                                             "probes_missing", "frames_delivered_per_s")}
+                    readers.append(row)
+                    print(json.dumps(row), flush=True)
+                    log(f"  {n} readers in {time.monotonic() - t0:.0f} s")
+            finally:
+                broker.close()
+        for b in (int(x) for x in args.boards.split(",") if x):
+            t0 = time.monotonic()
+            row = replay_cost(b, work)
+            boards.append(row)
+            print(json.dumps(row), flush=True)
+            log(f"  {b} boards in {time.monotonic() - t0:.0f} s")
+    plot(readers, boards, Path(args.png))
+    log(f"plot: {args.png}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
