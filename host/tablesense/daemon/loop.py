@@ -13,10 +13,13 @@ the threads do not grow with readers. Each wake-up:
 2. runs what other threads asked for (:meth:`call_soon`);
 3. calls ``on_wake`` once: the daemon's core does its whole batch there
    (journal, engine, one group commit, alerts), in this same thread;
-4. services every link that had input, and all of them every ``interval_s``
+4. services every link that had input, and all of them every ``service_s``
    (sequencer timeouts, RESEND, CONFIG retries and ACKs, heartbeat
    timeouts, reopening closed ports with backoff), so ACKs follow the core's
    journal writes.
+
+It sleeps at most ``interval_s``, so ``on_wake`` also runs when no port has
+input (the core's clock: incident windows close on time).
 
 Ports without a descriptor (pyserial's ``loop://``) are polled at each
 service. Nothing here blocks but the selector; a link that cannot open its
@@ -37,7 +40,8 @@ from typing import Protocol
 
 log = logging.getLogger("tablesense.loop")
 
-INTERVAL_S = 0.02
+INTERVAL_S = 0.02  # the longest sleep: on_wake (the core's clock) runs at least this often
+SERVICE_S = 0.05  # every link's timers at least this often (as a 50 ms read timeout did)
 
 
 class Served(Protocol):
@@ -60,9 +64,11 @@ class LinkLoop:
     """The links' thread. ``on_wake`` (optional) runs once per wake-up, in it."""
 
     def __init__(self, name: str = "links", interval_s: float = INTERVAL_S,
-                 on_wake: Callable[[], None] | None = None) -> None:
+                 on_wake: Callable[[], None] | None = None,
+                 service_s: float = SERVICE_S) -> None:
         self.name = name
         self.interval_s = interval_s
+        self.service_s = service_s
         self.on_wake = on_wake
         self.selector = selectors.DefaultSelector()
         self.links: list[Served] = []
@@ -134,7 +140,7 @@ class LinkLoop:
     def _run(self) -> None:
         next_service = time.monotonic()
         while not self._stop.is_set():
-            timeout = max(0.0, next_service - time.monotonic())
+            timeout = min(self.interval_s, max(0.0, next_service - time.monotonic()))
             try:
                 ready = self.selector.select(timeout)
             except OSError:  # a descriptor closed under us: the links notice on service
@@ -167,7 +173,7 @@ class LinkLoop:
                     log.exception("event=loop-core-error")
             now = time.monotonic()
             if now >= next_service:
-                next_service = now + self.interval_s
+                next_service = now + self.service_s
                 for link in self.links:
                     self._guard(link.service, t)
             else:
