@@ -196,11 +196,16 @@ class DaemonChild:
     """``benchmarks/daemon_child.py CONFIG``: the real Daemon in its own process,
     taking JSON requests on stdin (commands, trusted events, stats)."""
 
-    def __init__(self, config: Path, log: Path) -> None:
+    def __init__(self, config: Path, log: Path, host: Path | None = None) -> None:
+        """``host``: run the ``tablesense`` package found there instead of the
+        installed one (a baseline: an export of an older commit's ``host/``)."""
         self.log = log.open("ab")
+        env = None
+        if host is not None:
+            env = {**os.environ, "PYTHONPATH": str(host)}
         self.proc = subprocess.Popen([PYTHON, str(HERE / "daemon_child.py"), str(config)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.log)
+                                     stderr=self.log, env=env)
         self.lock = threading.Lock()
         ready = self._read()
         if not ready.get("ready"):

@@ -1,6 +1,7 @@
 """End-to-end alert latency: last byte of an OBSERVE into a pty -> alert at an MQTT subscriber.
 
     .venv/bin/python benchmarks/latency.py [--events 2000] [--dropped 30] [--variants disk,tmpfs]
+                                           [--baseline OLD/host]
 
 One run measures, against one mosquitto on a free loopback port:
 
@@ -110,7 +111,8 @@ def relay_pipeline(broker: Broker, journal: Path | None = None) -> Pipeline:
 class DaemonPipeline:
     """The real daemon for one table, four readers: one exposure per step."""
 
-    def __init__(self, broker: Broker, workdir: Path, table: str) -> None:
+    def __init__(self, broker: Broker, workdir: Path, table: str,
+                 host: Path | None = None) -> None:
         # each daemon its own table name: they share the broker, and alert ids
         # are <table>-<board>-<n>
         self.table = table
@@ -118,7 +120,7 @@ class DaemonPipeline:
         conf = write_config(workdir / "daemon.toml", broker.port,
                             {table: {s: r.path for s, r in self.readers.items()}}, workdir)
         self.sub = Subscriber(broker.port, [f"ts/{table}/alert"])
-        self.daemon = DaemonChild(conf, workdir / "daemon.log")
+        self.daemon = DaemonChild(conf, workdir / "daemon.log", host)
         self.pool = ReaderPool(list(self.readers.values()))
         self.pool.start_sessions()
         self.board = 0
@@ -175,6 +177,10 @@ def main() -> int:
     ap.add_argument("--dropped", type=int, default=30)
     ap.add_argument("--variants", default="disk,tmpfs")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="also run daemons from the tablesense package in this directory (an "
+                         "older commit's host/, e.g. from git archive), interleaved with the "
+                         "rest, as daemon_<variant>_baseline")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     result: dict[str, Any] = {"events": args.events}
@@ -194,6 +200,11 @@ def main() -> int:
             d = Path(stack.enter_context(tempfile.TemporaryDirectory(
                 prefix=f"ts-{variant}-", dir=base)))
             daemons[f"daemon_{variant}"] = DaemonPipeline(broker, d, str(len(daemons) + 1))
+            if args.baseline is not None:
+                d = Path(stack.enter_context(tempfile.TemporaryDirectory(
+                    prefix=f"ts-{variant}-base-", dir=base)))
+                daemons[f"daemon_{variant}_baseline"] = DaemonPipeline(
+                    broker, d, str(len(daemons) + 1), args.baseline.resolve())
         samples: dict[str, list[float]] = {k: [] for k in [*relays, *daemons]}
         steps: dict[str, Callable[[], float]] = {k: g.__next__ for k, g in relays.items()}
         steps.update({k: p.exposure for k, p in daemons.items()})
@@ -210,7 +221,7 @@ def main() -> int:
                 if i and i % 500 == 0:
                     log(f"  {i} events each")
             drops: list[float] = []
-            if "daemon_disk" in daemons:
+            if "daemon_disk" in daemons and args.dropped:
                 for i in range(args.dropped):
                     drops.append(daemons["daemon_disk"].dropped(i))
         finally:
