@@ -58,7 +58,7 @@ def port_fileno(port: Port) -> int | None:
     return fd if isinstance(fd, int) and fd >= 0 else None
 
 
-def read_ready(port: Port, size: int = 65536) -> bytes:
+def read_ready(port: Port, size: int = 4096) -> bytes:
     """What is waiting now, without waiting: b"" when nothing is.
 
     For an event loop that has been told the port is readable. A device port

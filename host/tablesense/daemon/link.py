@@ -17,7 +17,7 @@ a pty closed mid-frame or any read error is the same case: never an exit.
 
 Every link of the daemon is served by one thread (:mod:`.loop`: a selector
 over all the ports), so threads do not grow with readers. A reader that
-floods garbage gets one read (at most 64 KiB) per wake-up like every other,
+floods garbage gets one read (at most 4 KiB) per wake-up like every other,
 and the core sees decoded frames, never bytes.
 
 Signing (hardware/protocol.md section 2a): with the reader's ``key`` the link
