@@ -59,7 +59,9 @@ class Publisher:
         self.connects = 0
         self._retained: dict[str, bytes] = {self.topics.bridge_state: ONLINE}
         self._lock = threading.Lock()
-        self._hand_lock = threading.Lock()  # one thread at a time hands rows to paho
+        # one thread at a time hands rows to paho and matches their acks (the pump,
+        # or the core itself when the pump is not at it: kick)
+        self._hand_lock = threading.Lock()
         self._acks: list[tuple[int, bool]] = []
         self._inflight: dict[int, int] = {}  # paho mid -> outbox seq
         self._handed = 0  # highest outbox seq handed to paho
@@ -135,6 +137,7 @@ class Publisher:
         if self._pump is not None and not self._stopping.is_set() \
                 and self._hand_lock.acquire(blocking=False):
             try:
+                self._drain_acks()
                 self._hand_on()
                 return
             except Exception:  # e.g. sqlite busy: the pump tries again
@@ -219,8 +222,11 @@ class Publisher:
             self._wake.wait(0.5)
             self._wake.clear()
             try:
-                self._drain_acks()
+                # Acks are matched under the same lock as rows are handed on: a
+                # PUBACK can arrive before the thread that published its row has
+                # recorded the message id, and must wait for it, not be dropped.
                 with self._hand_lock:
+                    self._drain_acks()
                     self._hand_on()
             except Exception:  # e.g. sqlite busy; try again on the next wake
                 log.exception("event=outbox-pump-error")
