@@ -18,6 +18,7 @@ from tablesense.daemon.config import parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.tables import TableRuntime
 from tablesense.daemon.topics import Topics
 
@@ -119,9 +120,11 @@ def test_group_commit_one_write_and_one_fsync_for_a_batch(tmp_path: Path) -> Non
     j.close()
 
 
-def test_an_alert_waits_for_the_fsync_covering_its_frame(tmp_path: Path) -> None:
+@pytest.mark.parametrize("syncer", [False, True])
+def test_an_alert_waits_for_the_fsync_covering_its_frame(tmp_path: Path, syncer: bool) -> None:
     """Frames of one wake-up are buffered; the alert one of them causes is stored in
-    the outbox only once every line so far is written and fsynced."""
+    the outbox only once every line so far is written and fsynced (by the core
+    itself, or by the syncer's thread, as in the daemon)."""
     journal = JournalWriter(tmp_path / "1.jsonl", "event", interval_ms=60_000)
     seen: list[tuple[int, int, bytes]] = []
 
@@ -133,6 +136,8 @@ def test_an_alert_waits_for_the_fsync_covering_its_frame(tmp_path: Path) -> None
     rt = TableRuntime("1", None, journal, Box(":memory:"), Topics("ts"))
     import json
 
+    if syncer:
+        rt.syncer = Syncer()
     rt.command(json.dumps({"type": "board", "board": 1, "dealer": "N"}).encode())
     rt.command(json.dumps({"type": "dealt", "hands": HANDS}).encode(), trusted=True)
     for seat, call in zip("NESW", ("1N", "P", "P", "P"), strict=True):
@@ -147,6 +152,9 @@ def test_an_alert_waits_for_the_fsync_covering_its_frame(tmp_path: Path) -> None
     rulings = rt.reader_observe("W", "W", {"card": HANDS["W"][1], "zone": "hand",
                                            "face": "up", "level": "above", "t": 3}, 0, seq=3)
     assert any(r.severity == "penalty" for r in rulings)
+    if rt.syncer is not None:
+        assert rt.syncer.wait_idle(10)
+        rt.syncer.close()
     fsyncs, pending, written = seen[-1]
     assert fsyncs == before + 1 and pending == 0  # one fsync covering every line so far
     assert written.count(b'"seq":') == 3 and HANDS["W"][1].encode() in written

@@ -2,13 +2,15 @@
 
 Threads, a fixed few whatever the number of readers: the core (one event
 loop, :mod:`.loop`, serving every reader link's port and, in the same thread,
-the engines and journals), paho's network thread, the outbox pump, and the
-dashboard's server. Each wake-up of the core is one batch: the frames every
+the engines and journals), the journal syncer's small pool (:mod:`.syncer`:
+fsyncs, then the alerts waiting on them), paho's network thread, the outbox
+pump, and the dashboard's server. Each wake-up of the core is one batch: the frames every
 readable port delivered (in each reader's sequence order) and the commands
 queued by other threads (MQTT, :meth:`Daemon.command`) are journaled and
 applied, then one group commit per table writes their lines and fsyncs as the
 policy wants, and only then do ACKs go to the readers; an alert always waits
-for the fsync covering the frame that caused it (``TableRuntime._alerts``).
+for the fsync covering the frame that caused it (``TableRuntime._alerts``),
+which the syncer runs so that a slow disk does not stall the readers.
 
 In-process use (the demo, the dashboard, tests)::
 
@@ -36,6 +38,7 @@ from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
 from tablesense.daemon.loop import LinkLoop
 from tablesense.daemon.mqtt import Publisher
 from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.tables import TableRuntime, dumps
 from tablesense.daemon.topics import Topics
 from tablesense.daemon.usb import SerialNumberResolver
@@ -101,6 +104,7 @@ class Daemon:
         self.frames = _Frames()  # what the links delivered this wake-up (core thread)
         self.outbox = Outbox(config.outbox)
         self.publisher = Publisher(config.broker, self.outbox, on_command=self._on_mqtt_command)
+        self.syncer = Syncer()
         self.tables: dict[str, TableRuntime] = {}
         for name, t in config.tables.items():
             journal = JournalWriter(journal_path(config.journal.dir, name),
@@ -159,6 +163,7 @@ class Daemon:
         for t in self.tables.values():
             t.replay()
             t.tick(int(time.time() * 1000))
+            t.syncer = self.syncer  # from now on, fsyncs leave the core's thread
         for link in self.links:  # after a crash: ask the readers for what they sent meanwhile
             last = self.tables[link.table].last_reader_seqs().get(link.seat)
             if last is not None:
@@ -181,6 +186,7 @@ class Daemon:
             self.web.stop(timeout)
         self._stop.set()
         self.loop.stop(timeout)  # closes the ports; queued commands are still applied
+        self.syncer.close()  # alerts waiting for an fsync reach the outbox
         for link in self.links:  # nobody watches them now: say so, retained
             health = {**link.health(), "state": "offline", "reason": "daemon-stopped"}
             self.publisher.set_retained(self.topics.reader(link.table, link.seat), dumps(health))

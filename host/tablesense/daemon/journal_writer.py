@@ -126,20 +126,29 @@ class JournalWriter:
             if not defer:
                 self._commit_locked()
 
-    def commit(self) -> None:
+    def commit(self, background: bool = False) -> bool:
         """Write what is buffered, and fsync if the policy wants it now (one fsync
-        for every line so far). OSError (disk full): the lines stay buffered."""
-        with self._lock:
-            self._commit_locked()
+        for every line so far). OSError (disk full): the lines stay buffered.
 
-    def _commit_locked(self) -> None:
+        ``background``: an fsync that is only due by the interval is not done
+        here but returned True, for the caller to have :meth:`sync` run off its
+        thread (the daemon's core does: a disk's fsync must not stall the
+        readers); one the policy wants at once (``always``, a game event under
+        ``event``) is done here all the same.
+        """
+        with self._lock:
+            return self._commit_locked(background)
+
+    def _commit_locked(self, background: bool = False) -> bool:
         self._drain()  # OSError (disk full): the lines wait in _pending
         if not self._dirty or self.policy == "never":
-            return
+            return False
         now = time.monotonic()
         due = (now - self._synced_at) * 1000 >= self.interval_ms
-        if self._urgent or (due and self.policy in ("event", "interval")):
+        if self._urgent or (due and self.policy in ("event", "interval") and not background):
             self._sync_locked(now)
+            return False
+        return due and self.policy in ("event", "interval")
 
     @property
     def pending(self) -> int:
@@ -160,20 +169,38 @@ class JournalWriter:
             n = os.write(self._fd, self._pending)
             del self._pending[:n]
 
+    def sync_due(self) -> bool:
+        """Has a quiet stream waited its interval for an fsync (see :meth:`maybe_sync`)?"""
+        with self._lock:
+            return (self._dirty and self.policy in ("event", "interval")
+                    and (time.monotonic() - self._synced_at) * 1000 >= self.interval_ms)
+
     def maybe_sync(self) -> None:
         """Called from time to time: honour the interval for a quiet stream."""
-        with self._lock:
-            now = time.monotonic()
-            if (self._dirty and self.policy in ("event", "interval")
-                    and (now - self._synced_at) * 1000 >= self.interval_ms):
-                self._sync_locked(now)
+        if self.sync_due():
+            self.sync()
 
     def sync(self) -> None:
-        """Make everything written so far durable now (before a ruling leaves)."""
+        """Make everything written so far durable now (before a ruling leaves).
+
+        Thread-safe, and the fsync runs outside the writer's lock: lines can be
+        appended meanwhile (they are not covered; the next sync covers them).
+        """
         with self._lock:
             self._drain()  # lines still pending (a full disk) first: OSError if it cannot
-            if self._dirty and self.policy != "never":
-                self._sync_locked(time.monotonic())
+            if not self._dirty or self.policy == "never":
+                return
+            self._dirty = self._urgent = False
+            self._synced_at = time.monotonic()
+            fd = self._fd
+        try:
+            os.fsync(fd)
+        except OSError:
+            with self._lock:
+                self._dirty = True
+            raise
+        with self._lock:
+            self.fsyncs += 1
 
     def _sync_locked(self, now: float) -> None:
         os.fsync(self._fd)

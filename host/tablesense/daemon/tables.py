@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +39,7 @@ from typing import Any
 from tablesense.cards import ALL_CARDS, SEATS
 from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.topics import Topics
 from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.engine.sensing import Tuning
@@ -87,6 +89,10 @@ class TableRuntime:
         self.dirty = True
         self.counters = {"events": 0, "rejected": 0, "refused": 0, "rulings": 0, "alerts": 0}
         self._unsaved: list[tuple[str, bytes]] = []  # alerts the outbox could not store yet
+        self._alert_lock = threading.Lock()
+        # The daemon's syncer (fsyncs off the core's thread); None: fsync here, at once.
+        self.syncer: Syncer | None = None
+        self._sync_errors: list[OSError] = []  # fsyncs that failed in the syncer
 
     # -- restart -------------------------------------------------------------
     def replay(self) -> int:
@@ -191,10 +197,12 @@ class TableRuntime:
         """Group commit (the core, once per wake-up): write the frames' lines
         appended since, fsync as the policy wants; never raises."""
         try:
-            self.journal.commit()
+            due = self.journal.commit(background=self.syncer is not None)
         except OSError as exc:
             self._journal_failed(exc)
             return
+        if due and self.syncer is not None:
+            self.syncer.submit(self, [])  # the interval's fsync, off the core's thread
         if self._journal_failing:
             self._journal_failing = False
             log.error("event=journal-recovered table=%s path=%s", self.name, self.journal.path)
@@ -244,6 +252,8 @@ class TableRuntime:
 
     def tick(self, now: int) -> None:
         """Let time close incidents (cards played together, thrown hands)."""
+        while self._sync_errors:
+            self._journal_failed(self._sync_errors.pop(0))
         if self._unsaved:
             self._store_unsaved()
         if self._journal_failing:
@@ -270,6 +280,10 @@ class TableRuntime:
 
     def maybe_sync(self) -> None:
         """The journal's interval fsync (core thread, each state interval); never raises."""
+        if self.syncer is not None:
+            if self.journal.sync_due():
+                self.syncer.submit(self, [])
+            return
         try:
             self.journal.maybe_sync()
         except OSError as exc:
@@ -301,21 +315,52 @@ class TableRuntime:
         return rulings
 
     def _alerts(self, rulings: list[Ruling], replaying: bool = False) -> int:
-        new = 0
+        waiting: list[tuple[str, bytes, str, str]] = []
         for r in rulings:
             self.counters["rulings"] += 1
             if r.severity not in ALERT_SEVERITIES:
                 continue
             if replaying and self.outbox.known(r.id):
                 continue
+            waiting.append((r.id, dumps(r.to_json()), r.kind, r.severity))
+        if not waiting:
+            return 0
+        if self.syncer is not None and not replaying:
+            # written to the OS here, made durable and stored by the syncer, in order
             try:
-                self.journal.sync()
+                self.journal.flush()
             except OSError as exc:
                 self._journal_failed(exc)
-            if self._enqueue(r.id, dumps(r.to_json())):
+            self.syncer.submit(self, waiting)
+            return len(waiting)
+        return self._durable_then_store(waiting)
+
+    def make_durable(self, alerts: list[tuple[str, bytes, str, str]]) -> None:
+        """(The syncer's thread.) fsync the journal, then store ``alerts``; never raises.
+
+        A failed fsync is reported by the core's next tick (the failure alert reads
+        the engine, which only the core touches); the alerts go out all the same.
+        """
+        try:
+            self.journal.sync()
+        except OSError as exc:
+            self._sync_errors.append(exc)
+        self._store(alerts)
+
+    def _durable_then_store(self, alerts: list[tuple[str, bytes, str, str]]) -> int:
+        try:
+            self.journal.sync()
+        except OSError as exc:
+            self._journal_failed(exc)
+        return self._store(alerts)
+
+    def _store(self, alerts: list[tuple[str, bytes, str, str]]) -> int:
+        new = 0
+        for key, payload, kind, severity in alerts:
+            if self._enqueue(key, payload):
                 new += 1
                 log.info("event=alert table=%s id=%s kind=%s severity=%s",
-                         self.name, r.id, r.kind, r.severity)
+                         self.name, key, kind, severity)
         if new:
             self.kick()
         return new
@@ -367,29 +412,34 @@ class TableRuntime:
             self.kick()
 
     def _enqueue(self, key: str, payload: bytes) -> bool:
-        """Store an alert in the outbox; if the outbox cannot (disk full), keep it for later."""
-        try:
-            stored = self.outbox.enqueue(key, self.topics.alert(self.name), payload)
-        except sqlite3.Error as exc:
-            log.error("event=outbox-write-failed table=%s id=%s error=%r (kept in memory, "
-                      "stored when the outbox can be written)", self.name, key, str(exc))
-            self._unsaved.append((key, payload))
-            return False
-        if stored:
-            self.counters["alerts"] += 1
-        return stored
+        """Store an alert in the outbox; if the outbox cannot (disk full), keep it for later.
+
+        Called from the core and from the syncer's threads: one lock for the
+        alerts kept in memory and their count."""
+        with self._alert_lock:
+            try:
+                stored = self.outbox.enqueue(key, self.topics.alert(self.name), payload)
+            except sqlite3.Error as exc:
+                log.error("event=outbox-write-failed table=%s id=%s error=%r (kept in memory, "
+                          "stored when the outbox can be written)", self.name, key, str(exc))
+                self._unsaved.append((key, payload))
+                return False
+            if stored:
+                self.counters["alerts"] += 1
+            return stored
 
     def _store_unsaved(self) -> None:
-        pending, self._unsaved = self._unsaved, []
         stored = False
-        for i, (key, payload) in enumerate(pending):
-            try:
-                if self.outbox.enqueue(key, self.topics.alert(self.name), payload):
-                    self.counters["alerts"] += 1
-                    stored = True
-            except sqlite3.Error:
-                self._unsaved = pending[i:]
-                break
+        with self._alert_lock:
+            pending, self._unsaved = self._unsaved, []
+            for i, (key, payload) in enumerate(pending):
+                try:
+                    if self.outbox.enqueue(key, self.topics.alert(self.name), payload):
+                        self.counters["alerts"] += 1
+                        stored = True
+                except sqlite3.Error:
+                    self._unsaved = pending[i:]
+                    break
         if stored:
             self.kick()
 
