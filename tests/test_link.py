@@ -282,7 +282,9 @@ def test_a_flooding_reader_does_not_stall_a_healthy_one(pty_readers, links) -> N
             latencies.append(time.monotonic() - t0)
         assert col.cards("N") == CARDS
         assert max(latencies) < 0.5
-        assert bad_link.counters["bytes"] > 100_000
+        # the flood was real: the bad link is reading it all along (how much by now
+        # depends on the machine's speed, so wait for it rather than sample it)
+        assert until(lambda: bad_link.counters["bytes"] > 100_000, 20)
         assert bad_link.counters["frames"] == 0
     finally:
         stop.set()

@@ -90,8 +90,13 @@ class Publisher:
             )
             client.tls_insecure_set(cfg.tls.insecure)
         client.will_set(self.topics.bridge_state, OFFLINE, qos=1, retain=True)
-        # paho's own window is wider than ours: retained state shares it.
-        client.max_inflight_messages_set(self.max_inflight + 64)
+        # No window in paho itself (0: unlimited): alerts are windowed by the pump
+        # (max_inflight), and retained state and health, latest value wins, are a
+        # few a second a table. With a window, paho queued every message past it
+        # and, on each PUBACK, walked every message it held to find the next to
+        # send: at 128 tables (about a thousand state and health messages a second)
+        # that walk was half the daemon's time and alerts waited behind the queue.
+        client.max_inflight_messages_set(0)
         client.reconnect_delay_set(1, 5)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect

@@ -22,7 +22,7 @@ from typing import Protocol
 
 log = logging.getLogger("tablesense.syncer")
 
-WORKERS = 4
+WORKERS = 16
 
 
 class Durable(Protocol):

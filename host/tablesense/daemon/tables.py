@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from tablesense.cards import ALL_CARDS, SEATS
 from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.outbox import Outbox
@@ -70,8 +72,14 @@ def _in_seat_order(seats: list[Any]) -> list[Any]:
     return sorted(set(seats), key=lambda s: SEATS.index(s) if s in SEATS else 9)
 
 
+_encode = msgspec.json.Encoder().encode
+
+
 def dumps(obj: Any) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+    """Compact JSON, UTF-8 (as ``json.dumps(obj, separators=(",", ":"),
+    ensure_ascii=False)``, at msgspec's speed: state and health go out by the
+    thousand a second in a full room)."""
+    return _encode(obj)
 
 
 class TableRuntime:
