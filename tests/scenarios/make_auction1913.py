@@ -21,7 +21,7 @@ SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played
           "dealer-leads-out-of-turn", "false-lead-followed", "dealer-drops-card",
           "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
           "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal",
-          "dummy-revoke-corrected", "played-out-of-turn-counted")
+          "dummy-revoke-corrected", "played-out-of-turn-counted", "card-below-table-in-deal")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")
@@ -111,14 +111,6 @@ def lead_out_of_turn_suit_called(code: str) -> Script:
 def card_exposed_in_deal(code: str) -> Script:
     """L37 (c): a card exposed during the deal, here in the receiver's hand: a new deal."""
     s = Script(code).setup("deal").obs("E", "SK", "hand", "down").obs("E", "SK", "hand")
-    return s.setup("shuffle").setup("deal").dealt()
-
-
-@scenario
-def card_below_table_in_deal(code: str) -> Script:
-    """L37 (c): on, above or below the table: a card on the floor in the deal, a new deal."""
-    s = Script(code).setup("deal").obs("E", "SK", "hand", "down")
-    s.obs("E", "SK", "floor", level="below")
     return s.setup("shuffle").setup("deal").dealt()
 
 

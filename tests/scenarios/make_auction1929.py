@@ -23,7 +23,7 @@ SHARED = ("below-the-table", "exposed-card-called", "call-never-forces-revoke",
           "lead-out-of-turn-card-called", "named-then-shown",
           "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
           "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal",
-          "dummy-revoke-corrected", "played-out-of-turn-counted")
+          "dummy-revoke-corrected", "played-out-of-turn-counted", "card-below-table-in-deal")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED if name != "lead-out-of-turn-card-called"}
 
 FROM_1907 = ("defender-claims-cards-callable", "defender-concedes-cards-callable")
@@ -167,14 +167,6 @@ def named_then_shown_in_bidding(code: str) -> Script:
     the offender's left may demand a new deal (issue 14)."""
     s = Script(code).dealt().call("N", "1N").cmd("named", seat="E", card="SK").drop("E", "SK")
     return s.auction("P 3N P P P", first="E")
-
-
-@scenario
-def card_below_table_in_deal(code: str) -> Script:
-    """General: a card dropped on the floor during the deal is not an exposed card."""
-    s = Script(code).setup("deal").obs("E", "SK", "hand", "down")
-    s.obs("E", "SK", "floor", level="below")
-    return s.obs("E", "SK", "hand", "down").dealt()
 
 
 @scenario

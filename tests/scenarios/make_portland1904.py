@@ -449,6 +449,15 @@ def dealt_card_exposed_by_receiver(code: str) -> Script:
 
 
 @scenario
+def card_below_table_in_deal(code: str) -> Script:
+    """L40 is silent on a card below the table during the deal; L72 says such a card is not
+    exposed: the ruling says so for the director (auction codes: their own rule)."""
+    s = Script(code).setup("deal").obs("E", "SK", "hand", "down")
+    s.obs("E", "SK", "floor", level="below")
+    return s.obs("E", "SK", "hand", "down").dealt()
+
+
+@scenario
 def redeal_starts_clean(code: str) -> Script:
     """L39 II, then a new deal: the HA faced in the old pack is exposed again in the new deal
     (before the declaration, or in the bidding), and ruled afresh."""

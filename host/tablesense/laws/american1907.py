@@ -39,7 +39,8 @@ class American1907(Portland1904):
     cite: ClassVar[dict[str, str]] = {
         **Portland1904.cite,
         "draw": "Cutting", "shuffle": "Shuffling", "cut": "The deal", "pack": "A new deal (c)",
-        "deal": "There may be a new deal (a, b, d)", "pre-declaration":
+        "deal": "There may be a new deal (a, b, d)",
+        "deal-below": "There may be a new deal (a, b); " + EXPOSED_DURING_PLAY, "pre-declaration":
         "Cards exposed before play ¶1", "forfeit": "Cards exposed before play ¶2",
         "leaders-partner": "Cards exposed before play ¶2", "leader":
         "Cards exposed before play ¶2", "below": EXPOSED_DURING_PLAY,
@@ -89,6 +90,8 @@ class American1907(Portland1904):
         "shown to an adversary only": "held cards: not exposed; dropped face up: exposed",
         "card detached so as to be named": "exposed if partner can see it (3d)",
         "card seen in shuffle or cut": "re-shuffle; fresh cut",
+        "card below the table in the deal": "the deal law is silent: read with \"Cards exposed "
+        "during play\", not exposed and no claim; the director decides",
         "card exposed in the deal": "by the player who exposed it (a card dealt to him face "
         "down, then face up before him, is his): the other side (the eldest hand for the "
         "dealer's side) may claim a new deal before the deal is complete and before looking at "
@@ -117,6 +120,11 @@ class American1907(Portland1904):
         if how in ("held", "detached"):
             return {"yes": "exposed", "no": "not"}.get(vis, "director")
         return super().classify(how, vis)
+
+    def deal_below_words(self) -> str:
+        return ("\"There may be a new deal\" does not say whether such a card is exposed; read "
+                "with \"A card dropped on the floor or elsewhere below the table is not an "
+                "exposed card\" it is not, and no new deal may be claimed: the director decides.")
 
     def consult_words(self) -> str:
         return ", without consulting with his partner"

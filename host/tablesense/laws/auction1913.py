@@ -36,6 +36,7 @@ class Auction1913(American1907):
     named_exposes: ClassVar[bool] = True
     # L37 (c): any card exposed during the deal, on, above or below the table: a new deal
     setup_kinds: ClassVar[dict[str, str]] = {**American1907.setup_kinds, "deal": "redeal"}
+    deal_below: ClassVar[str] = "exposed"
     leader_pre_lead_callable: ClassVar[bool] = True
     pre_lead_options: ClassVar[dict[str, tuple[str, ...]]] = {
         "leader": ("call-card",), "leaders-partner": ("call-card", "forbid-lead-suit")}

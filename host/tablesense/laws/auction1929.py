@@ -50,7 +50,7 @@ class Auction1929(Portland1904):
     renounce_options: ClassVar[tuple[str, ...]] = ("require-highest", "require-lowest",
                                                    "call-card")
     misnamed_rule: ClassVar[bool] = False
-    deal_below_exposes: ClassVar[bool] = False  # "dropped on the floor … is not an exposed card"
+    deal_below: ClassVar[str] = "not"  # "dropped on the floor … is not an exposed card"
     claim_exempts_adversaries: ClassVar[bool] = True
     cite: ClassVar[dict[str, str]] = {
         **{k: f"{MF}, general" for k in Portland1904.cite},

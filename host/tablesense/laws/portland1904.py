@@ -48,11 +48,15 @@ class Portland1904(OldPlay):
         "draw": "draw-again", "shuffle": "redeal", "cut": "redeal", "pack": "redeal",
         "deal": "new-deal"}
     misnamed_rule: ClassVar[bool] = True  # L78
-    deal_below_exposes: ClassVar[bool] = True  # L40 has no below-the-table exception
+    # A card below the table during the deal: L40 is silent; L72's "not an exposed card when
+    # dropped on the floor" is read into it, and the director told (``not`` / ``exposed``
+    # where a code settles it).
+    deal_below: ClassVar[str] = "director"
     claim_exempts_adversaries: ClassVar[bool] = False  # L75 exempts the dealer's cards only
     cite: ClassVar[dict[str, str]] = {
         "draw": "Law 16", "shuffle": "Law 27, 33", "cut": "Law 35", "pack": "Law 39 (II)",
-        "deal": "Law 40, 41", "pre-declaration": "Law 70", "forfeit": "Law 71",
+        "deal": "Law 40, 41", "deal-below": "Law 40, 72", "pre-declaration": "Law 70",
+        "forfeit": "Law 71",
         "leaders-partner": "Law 71, 72", "leader": "Law 71, 72", "before-lead": "Law 71",
         "below": "Law 72", "exposed": "Law 72, 73 (II), 84", "held": "Law 72, 73 (II)",
         "detached": "Law 78", "misnamed": "Law 78", "named": "Law 73",
@@ -88,7 +92,8 @@ class Portland1904(OldPlay):
         "him face down, then face up before him, is his) gives the other side a claim to a new "
         "deal, before looking at its cards and before the deal is complete unless one of the "
         "last cards (L40, L41)",
-        "card below the table in the deal": "exposed: L40 names no exception",
+        "card below the table in the deal": "L40 is silent: read with L72, not exposed and no "
+        "claim; the director decides",
         "after a redeal": "the new deal starts clean: nothing exposed or claimed in the aborted "
         "deal carries into it",
         "exposed before the trump declaration": "by the dealer or dummy: the eldest hand may "
@@ -162,8 +167,15 @@ class Portland1904(OldPlay):
             return
         if step == "deal" and o.zone != "hand" and o.card not in st.seen_down:
             step = "pack"
-        if step in ("deal", "pack") and not self.deal_below_exposes and self.below([o]):
-            self.not_exposed(tv, o.seat, (o.card,), o.t, self.c("below"), "below the table")
+        if step in ("deal", "pack") and self.deal_below != "exposed" and self.below([o]):
+            if self.deal_below == "not":
+                self.not_exposed(tv, o.seat, (o.card,), o.t, self.c("below"), "below the table")
+                return
+            self.emit(tv, self.draft(
+                "not-exposed", self.c("deal-below"),
+                f"{name(o.seat)}'s {o.card} was seen face up below the table during the deal. "
+                f"{self.deal_below_words()}", severity="director", offender=o.seat,
+                cards=(o.card,)), o.t)
             return
         if step in st.steps_ruled or tv.ob.redeal_ruled:
             return
@@ -209,6 +221,11 @@ class Portland1904(OldPlay):
         clean = OldState()
         for f in fields(clean):
             setattr(st, f.name, getattr(clean, f.name))
+
+    def deal_below_words(self) -> str:
+        return ("L40 does not say whether such a card is exposed; read with L72 (\"a card is "
+                "not an exposed card when dropped on the floor, or elsewhere below the table\") "
+                "it is not, and no new deal may be claimed: the director decides.")
 
     def after_dealt(self, tv: TableView, t: int) -> None:
         if state(tv).redeal_ruled or state(tv).new_deal_demanded:
