@@ -45,8 +45,10 @@ def register(subparsers: Any) -> None:
                    help="do not serve the dashboard")
     p.add_argument("--port", type=int, default=8080,
                    help="the dashboard's port (default 8080, any free one if taken)")
-    p.add_argument("--readers", choices=("auto", "vm", "python"), default="auto",
+    p.add_argument("--readers", choices=("auto", "vm", "python", "vision"), default="auto",
                    help="vm: the firmware in the MicroPython VM; python: the Python simulator; "
+                        "vision: one camera board a table, recognising the cards from "
+                        "rendered frames (needs the camera extra); "
                         "auto (default): vm for up to 2 tables when micropython is there")
     p.add_argument("--code", metavar="ID", help="the law code (default duplicate-2017)")
     p.add_argument("--journal", type=Path, metavar="DIR",

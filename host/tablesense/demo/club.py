@@ -54,7 +54,7 @@ from urllib.parse import urlsplit
 from tablesense.daemon.config import parse_config
 from tablesense.daemon.journal_writer import journal_path
 from tablesense.demo.pysim import PySimReader
-from tablesense.demo.schedule import SEATS, Timeline, table_timeline
+from tablesense.demo.schedule import READER_TO_HOST_MS, SEATS, Timeline, table_timeline
 from tablesense.noise import Profile, ProfileError, load_profile
 
 if TYPE_CHECKING:
@@ -71,6 +71,7 @@ BARRIER_S = 4.0  # how long a host step waits for the reader steps before it
 NOISY_BARRIER_S = 1.0
 NOISY_BOARD_DONE_MS = 1500
 RULING_WAIT_S = 3.0
+VISION_BARRIER_S = 120.0
 BOOT_WAIT_S = 15.0
 VM_BOOT_GUESS_MS = 200
 # 4 VMs a table. Measured here: each VM ~0.8% of a core and ~13 MB resident (a
@@ -224,8 +225,9 @@ class TableDriver:
                 continue
             if not self._wait_until(self.anchor + step.at):
                 return
+            waited = self.tail.poll() < step.readers_before
             if not self._barrier(step.readers_before, BOOT_WAIT_S if self.booting
-                                 else BARRIER_S):
+                                 else self.club.barrier_s):
                 if self.club.stopping.is_set():
                     return
                 if self.booting:
@@ -240,6 +242,10 @@ class TableDriver:
                 skew = (max(self.tail.offsets.values()) - min(self.tail.offsets.values())
                         if self.tail.offsets else 0)
                 log.info("event=demo-readers-up table=%s boot_skew_ms=%d", self.table, skew)
+            if waited and self.club.reader_kind == "vision" and not self.booting:
+                # a camera board that fell behind the table reports late, keeping its
+                # moves' spacing: keep the host's step as far after them as it was
+                self.club.stopping.wait(READER_TO_HOST_MS / 1000)
             if step.wait_ruling:
                 deadline = time.monotonic() + RULING_WAIT_S
                 while (runtime.counters["rulings"] <= rulings_seen
@@ -255,7 +261,7 @@ class TableDriver:
         total = sum(1 for s in self.tl.steps if s.kind == "reader")
         end = self.anchor + self.tl.duration_ms
         self._wait_until(end)
-        if not self._barrier(total, BARRIER_S) and not self.club.stopping.is_set():
+        if not self._barrier(total, self.club.barrier_s) and not self.club.stopping.is_set():
             self.lagging += 1
         if self.club.noisy and not self.booting:
             self._wait_until(end + NOISY_BOARD_DONE_MS)
@@ -286,6 +292,9 @@ class Club:
         self.noisy = any(v for k, v in self.profile.poll_level().items()
                          if k not in ("poll_ms", "sort_dropout_ms", "misread_conf"))
         self.reader_kind = self._reader_kind()
+        # a camera board may fall behind the table on a busy machine (it reports late,
+        # in order): its host steps wait for it
+        self.barrier_s = VISION_BARRIER_S if self.reader_kind == "vision" else BARRIER_S
         self.broker: EmbeddedBroker | None = None
         self.readers: list[Reader] = []
         self.daemon: Daemon | None = None
@@ -299,6 +308,16 @@ class Club:
         want = self.opts.readers
         if want == "python":
             return "python"
+        if want == "vision":
+            try:
+                import cv2  # noqa: F401
+                import PIL  # noqa: F401
+            except ImportError:
+                raise DemoError("--readers vision needs the camera extra "
+                                "(pip install 'tablesense[camera]')") from None
+            if self.noisy:
+                raise DemoError("--readers vision senses through its cameras: no --noise")
+            return "vision"
         try:
             from tablesense.sim.firmware import find_micropython, firmware_dir
 
@@ -337,8 +356,7 @@ class Club:
             "journal": {"dir": str(self.journal_dir), "fsync": "never"},
             "readers": {"heartbeat_timeout_ms": 3500},
             "tables": {t: {**({"code": self.opts.code} if self.opts.code else {}),
-                           "readers": {s: {"port": self.readers[i * 4 + k].port}
-                                       for k, s in enumerate(SEATS)}}
+                           "readers": self._reader_config(i)}
                        for i, t in enumerate(self.tables)},
         }
         # the embedded broker is anonymous: the page connects without asking; a broker of
@@ -361,17 +379,21 @@ class Club:
             daemon = Daemon(parse_config(config, source="demo", base_dir=self.journal_dir))
             daemon.start()
         self.daemon = daemon
-        booting = self.reader_kind == "vm"
+        booting = self.reader_kind in ("vm", "vision")
         self.drivers = [TableDriver(self, self.timelines[t], anchors[t], booting)
                         for t in self.tables]
         for d in self.drivers:
             d.thread.start()
-        what = "the reader firmware in the MicroPython VM" if self.reader_kind == "vm" \
-            else "Python simulated readers"
+        what = {"vm": "the reader firmware in the MicroPython VM",
+                "vision": "camera boards recognising cards from rendered frames"}.get(
+                    self.reader_kind, "Python simulated readers")
         if self.noisy:
             what += f" with noise profile {self.profile.name}"
+        count = (f"{len(self.tables)} camera boards of 5 cameras, one a table"
+                 if self.reader_kind == "vision"
+                 else f"{4 * len(self.tables)} camera readers")
         self.say(f"demo: {len(self.tables)} tables x {self.boards} boards, {what} "
-                 f"({4 * len(self.tables)} camera readers on ptys), speed {self.opts.speed:g}, "
+                 f"({count} on ptys), speed {self.opts.speed:g}, "
                  f"seed {self.opts.seed}; broker {self._broker_desc}")
         if daemon.dashboard_url:
             self.say(f"demo: dashboard at {daemon.dashboard_url}")
@@ -409,12 +431,29 @@ class Club:
     def _reader_seed(self, table: str, seat: str) -> int:
         return self.opts.seed * 10007 + int(table) * 4 + SEATS.index(seat)
 
+    def _reader_config(self, i: int) -> dict[str, Any]:
+        """The daemon's readers of the i-th table: 4 seat readers, or one camera board."""
+        if self.reader_kind == "vision":
+            return {"camera": {"port": self.readers[i].port, "seats": list(SEATS)}}
+        return {s: {"port": self.readers[i * 4 + k].port} for k, s in enumerate(SEATS)}
+
     def _start_readers(self) -> dict[str, int]:
         """Start 4 readers a table; return each table's clock zero as host epoch ms."""
         anchors: dict[str, int] = {}
         scen_dir = self.journal_dir / "scenarios"
         scen_dir.mkdir(exist_ok=True)
         profile = self.profile if self.noisy else None
+        if self.reader_kind == "vision":
+            from tablesense.vision.reader import vision_core, vision_reader
+
+            # calibrate every board first (a second each), then start the clocks together
+            cores = {t: vision_core([line for s in SEATS for line in self.timelines[t].scenario(s)])
+                     for t in self.tables}
+            zero = time.monotonic()
+            for t in self.tables:
+                anchors[t] = now_ms()
+                self.readers.append(vision_reader(cores[t], zero=zero, serial=f"CAM-{t}"))
+            return anchors
         for t in self.tables:
             tl = self.timelines[t]
             # with noise a reader also needs its neighbours' lines (cross-talk)

@@ -42,7 +42,7 @@ import threading
 import time
 import tty
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Protocol
 
 from tablesense import codec
 from tablesense.demo.debounce import Debouncer
@@ -158,17 +158,28 @@ class PySimCore:
         return out
 
 
+class ReaderCore(Protocol):
+    """A reader's logic, behind :class:`PySimReader`'s wire: ``scan`` once configured."""
+
+    reads: int
+
+    def advance(self, now: int) -> None: ...
+
+    def scan(self, now: int) -> list[dict[str, Any]]: ...
+
+
 class PySimReader:
     """One simulated reader behind a pty; ``port`` is what the host opens."""
 
     def __init__(self, seat: str, scenario: list[dict[str, Any]], *, zero: float | None = None,
                  serial: str | None = None, reader_id: int | None = None,
-                 profile: Profile | None = None, seed: int = 1) -> None:
+                 profile: Profile | None = None, seed: int = 1,
+                 core: ReaderCore | None = None) -> None:
         if seat not in SEATS:
             raise ValueError(f"seat {seat!r}: expected one of N E S W")
         self.seat = seat
-        self.core = PySimCore(seat, scenario, profile, seed)
-        self.events = self.core.events
+        # ``core``: another reader's logic on this wire (the camera board, tablesense.vision)
+        self.core: ReaderCore = core or PySimCore(seat, scenario, profile, seed)
         self.zero = time.monotonic() if zero is None else zero
         self.serial = serial or f"PYSIM-{seat}"
         self.reader_id = SEATS.index(seat) + 1 if reader_id is None else reader_id

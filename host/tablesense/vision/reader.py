@@ -1,0 +1,175 @@
+"""The simulated camera board of one table: the real pipeline on rendered frames.
+
+:class:`VisionCore` is the board's logic on a given clock. The scenario (the
+same JSON lines the other simulated readers play: seat, card, zone, face)
+moves cards in a :class:`~tablesense.vision.scene.Scene`; when something
+moved, each camera's frame is rendered again where it changed
+(:class:`~tablesense.vision.render.Renderer`), and the pipeline reads it:
+the regions whose pixels changed are recognised
+(:class:`~tablesense.vision.pipeline.Recogniser`, with the poses found by
+calibrating on the plate at start-up, not the simulator's), and the
+sightings of all cameras are fused into one observation per card
+(:class:`~tablesense.vision.fuse.Fuser`). The truth is never read past the
+renderer. Each seat's observations then go through the firmware's
+debouncer, one per seat, as four seat readers on one board would, and become
+OBSERVE frames naming each card's holder.
+
+:func:`vision_reader` puts it behind a pty with the Python reader's wire
+behaviour (tablesense.demo.pysim): one reader, covering the four seats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tablesense.demo.debounce import Debouncer
+from tablesense.demo.pysim import DEBOUNCE_MS, PySimReader
+from tablesense.vision import geometry as g
+from tablesense.vision.fuse import Fuser
+from tablesense.vision.pipeline import (
+    PLATE_HALF,
+    CameraCheck,
+    Recogniser,
+    Sighting,
+    calibrate_camera,
+    calibrated,
+    plate_image,
+)
+from tablesense.vision.render import CONDITIONS, Conditions, Renderer
+from tablesense.vision.scene import Scene
+from tablesense.vocab import SEATS
+
+FRAME_MS = 40  # moves this close share a frame; frames only when something moved
+SETTLE_MAX_MS = 600  # the next frame waits at most this long for the last one's changes
+
+
+class CalibrationError(RuntimeError):
+    """A camera failed its calibration check (the plate not found, blur, glare ...)."""
+
+
+class VisionCore:
+    """One table's camera board: scenario -> frames -> pipeline -> debounce -> OBSERVE."""
+
+    def __init__(self, scenario: list[dict[str, Any]], conditions: str | Conditions = "clean",
+                 debounce_ms: int = DEBOUNCE_MS, frame_ms: int = FRAME_MS,
+                 scale: float = 1.0) -> None:
+        self.events = sorted((e for e in scenario if "card" in e and e.get("seat") in SEATS),
+                             key=lambda e: int(e.get("t", 0)))
+        self.cond = CONDITIONS[conditions] if isinstance(conditions, str) else conditions
+        self.scene = Scene()
+        self.rig = g.rig(scale)
+        self.renderer = Renderer(self.rig)
+        self.checks: dict[str, CameraCheck] = {}
+        plate = plate_image()
+        for name, cam in self.rig.items():
+            frame = np.asarray(self.renderer.render_plate(name, plate, PLATE_HALF, CONDITIONS["clean"]))
+            self.checks[name] = calibrate_camera(cam, frame)
+        bad = [f"{c.camera}: {', '.join(c.problems)}" for c in self.checks.values() if not c.ok]
+        if bad:
+            raise CalibrationError("; ".join(bad))
+        self.recognisers = {name: Recogniser(calibrated(cam, self.checks[name]))
+                            for name, cam in self.rig.items()}
+        self.fuser = Fuser()
+        self.debouncers = {s: Debouncer(debounce_ms) for s in SEATS}
+        self.frame_ms = frame_ms
+        self.frames = 0
+        self.reads = 0
+        self._next = 0
+        self._looked_at = -10**9
+        self.lag = 0
+        self.clock: Callable[[], int] | None = None  # the board's ms clock, read after a frame
+        self._sightings: dict[str, list[Sighting]] = {}
+        self._seen: dict[str, dict[str, tuple[Any, ...]]] = {}
+        self.moved_at: dict[str, int] = {}  # card -> scenario time of its last move
+
+    def advance(self, now: int) -> None:
+        """Before its CONFIG the board does not look; once configured it frames what
+        happened meanwhile, in order."""
+
+    def _apply(self, until: int) -> bool:
+        """The scenario's lines up to ``until`` move the cards; True if any did."""
+        moved = False
+        while self._next < len(self.events) and int(self.events[self._next].get("t", 0)) <= until:
+            e = self.events[self._next]
+            self._next += 1
+            card = str(e["card"]).upper()
+            self.scene.move(e["seat"], card, e.get("zone", "gone"), e.get("face", "unknown"))
+            self.moved_at[card] = int(e.get("t", 0))
+            moved = True
+        return moved
+
+    def look(self) -> None:
+        """One frame from each camera (where something moved), read and fused."""
+        self.frames += 1
+        placed = self.scene.placed()
+        sightings: list[Sighting] = []
+        for name, rec in self.recognisers.items():
+            img, box = self.renderer.update(name, placed, self.cond, self.frames)
+            if box is not None or name not in self._sightings:
+                self._sightings[name] = rec.recognise(np.asarray(img))
+            sightings.extend(self._sightings[name])
+        fused = self.fuser.fuse(sightings)
+        seen: dict[str, dict[str, tuple[Any, ...]]] = {s: {} for s in SEATS}
+        for card, o in fused.items():
+            seen[o.seat][card] = (o.zone, o.face, o.level, o.seen_by,
+                                  None if o.conf >= 0.998 else round(o.conf, 3))
+        self.reads += len(fused)
+        self._seen = seen
+
+    def _settled(self, now: int) -> bool:
+        """The last frame's changes are committed (or have had their time)."""
+        waited = now - self._looked_at
+        if waited < self.frame_ms:
+            return False
+        return waited >= SETTLE_MAX_MS or not any(d._pend for d in self.debouncers.values())
+
+    def scan(self, now: int) -> list[dict[str, Any]]:
+        """One scan at ``now``: the OBSERVE fields of the changes it commits.
+
+        Moves are framed in the order they happen, one capture instant at a
+        time (moves within ``frame_ms`` share a frame), and the next frame is
+        taken once the last one's changes are committed: a pipeline that falls
+        behind reports late, never out of order, and ``lag`` (ms, never
+        shrinking) keeps later frames as far apart as their moves were.
+        """
+        if self._next < len(self.events) and self._settled(now):
+            first = int(self.events[self._next].get("t", 0))
+            if first + self.lag <= now:
+                self._apply(first + self.frame_ms)
+                self.look()
+                # behind the table (the frame took time): keep the moves' spacing, so a
+                # late report still says how far apart things happened
+                done = self.clock() if self.clock is not None else now
+                self.lag = max(self.lag, done - first)
+                self._looked_at = done
+        out: list[dict[str, Any]] = []
+        for seat, deb in self.debouncers.items():
+            for card, obs in deb.update(now, self._seen.get(seat, {})):
+                f: dict[str, Any] = {"seat": seat, "card": card, "t": now & 0xFFFFFFFF}
+                if obs is None:
+                    f.update(zone="gone", face="unknown", level="unknown")
+                else:
+                    f.update(zone=obs[0], face=obs[1], level=obs[2])
+                    if obs[3] is not None:
+                        f["seen_by"] = [s for s in obs[3] if s != seat]
+                    if obs[4] is not None and obs[4] < 1:
+                        f["conf"] = obs[4]
+                out.append(f)
+        return out
+
+
+def vision_core(scenario: list[dict[str, Any]], conditions: str = "clean") -> VisionCore:
+    """A calibrated camera board for ``scenario`` (raises CalibrationError)."""
+    return VisionCore(scenario, conditions)
+
+
+def vision_reader(core: VisionCore, *, zero: float | None = None,
+                  serial: str = "CAM-1") -> PySimReader:
+    """The camera board behind a pty (its ``port``), covering N E S W: one reader id,
+    configured as N, naming each card's holder in its OBSERVE frames."""
+    reader = PySimReader("N", [], zero=zero, serial=serial, core=core)
+    core.clock = reader.now
+    return reader
