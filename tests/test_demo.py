@@ -186,3 +186,24 @@ def test_demo_without_boards_stops_cleanly_on_ctrl_c() -> None:
             proc.wait(5)
     assert proc.returncode == 0
     assert "boards played at 1 tables" in rest
+
+
+@pytest.mark.slow
+def test_demo_camera_boards_rule_the_timetable_from_pixels(tmp_path: Path) -> None:
+    """One camera board (5 cameras) reads the table from rendered frames: the journal
+    replays to the timetable's rulings (board 1 of seed 7 drops a card), nothing else."""
+    pytest.importorskip("cv2")
+    out = run_demo("--tables", "1", "--boards", "1", "--speed", "20", "--seed", "7",
+                   "--readers", "vision", "--no-dashboard", "--journal", str(tmp_path),
+                   timeout=240)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "camera boards recognising cards from rendered frames" in out.stderr
+    assert "0 late steps, 0 refused" in out.stderr
+    lines = [json.loads(x) for x in (tmp_path / "1.jsonl").read_text().splitlines() if x]
+    expected = rulings_of(timeline_events(table_timeline("1", 1, 7, 20.0)))
+    assert [k for _, k, _ in expected] == ["minor-penalty-card"]
+    assert rulings_of(lines) == expected
+    observed = [x for x in lines if x["type"] == "observe"]
+    assert {x["reader"] for x in observed} == {"camera"}  # one reader, every seat
+    assert {x["seat"] for x in observed} == set("NESW")
+    assert "1 alerts raised (robots' mishaps in those boards: 1)" in out.stderr

@@ -1,10 +1,12 @@
 """What a card looks like to the cameras, and the templates the recogniser matches.
 
 The deck is a camera-readable bridge deck (57 x 89 mm) with a *jumbo corner
-index*, as decks for vugraph and card-reading tables have: the rank (16 mm
-tall) above the suit (12 mm) in a 12 mm column at the top-left corner, so the
-index stays readable in a spread where each card shows only its left 18 mm.
-Glyphs are bold bitmaps (cells of 2 mm), which keeps the deck and the
+index*, as decks for vugraph and card-reading tables have: the rank (20 mm
+tall) above the suit (12.6 mm) in a 12 mm column at the top-left corner, so the
+index stays readable in a spread where each card shows only its left 18 mm,
+and four colours of ink (spades black, hearts red, diamonds orange, clubs
+green), so the colour names the suit and the suit glyph confirms it.
+Glyphs are bold bitmaps (rank cells of 2 x 2.5 mm), which keeps the deck and the
 templates the same drawing: the recogniser's templates are the index as
 printed, at the scale it rectifies to. The back is blue with a lattice and
 a white margin, so backs in a row stay apart.
@@ -16,24 +18,26 @@ a white margin, so backs in a row stay apart.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from PIL import Image, ImageDraw
 
 CARD_MM = (57.0, 89.0)
 SUITS = "SHDC"
 RANKS = "AKQJT98765432"
-RED = (200, 24, 36)
-BLACK = (22, 22, 26)
+# a four-colour deck, as camera-read and online bridge decks often are: the ink names the
+# suit before the shape does
+INK = {"S": (22, 22, 26), "H": (200, 24, 36), "D": (232, 118, 0), "C": (0, 138, 62)}
 PAPER = (246, 244, 236)
 BACK = (34, 66, 168)
 BACK_LINE = (120, 150, 220)
 MASTER = 8.0  # px/mm of the master drawings
 
 # the index: rank glyph cells of 2 mm (6 x 8), suit glyph cells (7 x 7) of 12/7 mm
-INDEX_X, RANK_Y, SUIT_Y = 1.5, 2.5, 20.5
-RANK_CELL, SUIT_CELL = 2.0, 12.0 / 7
-INDEX_W, INDEX_H = 12.0, 32.0  # mm: the whole index (rank over suit)
+INDEX_X, RANK_Y, SUIT_Y = 1.5, 2.5, 24.5
+RANK_CELL = (2.0, 2.5)  # mm, wide and tall: 12 x 20 mm
+SUIT_CELL = (12.0 / 7, 1.8)  # 12 x 12.6 mm
+INDEX_W, INDEX_H = 12.0, 34.6  # mm: the whole index (rank over suit)
 
 _RANK_GLYPHS: dict[str, tuple[str, ...]] = {
     "A": ("..##..", ".####.", "##..##", "##..##", "######", "######", "##..##", "##..##"),
@@ -59,17 +63,18 @@ _SUIT_GLYPHS: dict[str, tuple[str, ...]] = {
 
 
 def suit_colour(suit: str) -> tuple[int, int, int]:
-    return RED if suit in "HD" else BLACK
+    return INK[suit]
 
 
 def _cells(draw: ImageDraw.ImageDraw, rows: tuple[str, ...], x_mm: float, y_mm: float,
-           cell_mm: float, colour: tuple[int, int, int] | int, px: float) -> None:
+           cell_mm: tuple[float, float], colour: tuple[int, int, int] | int, px: float) -> None:
+    cw, ch = cell_mm
     for j, row in enumerate(rows):
         for i, c in enumerate(row):
             if c == "#":
-                x0, y0 = (x_mm + i * cell_mm) * px, (y_mm + j * cell_mm) * px
-                draw.rectangle((round(x0), round(y0), round(x0 + cell_mm * px) - 1,
-                                round(y0 + cell_mm * px) - 1), fill=colour)
+                x0, y0 = (x_mm + i * cw) * px, (y_mm + j * ch) * px
+                draw.rectangle((round(x0), round(y0), round(x0 + cw * px) - 1,
+                                round(y0 + ch * px) - 1), fill=colour)
 
 
 def _reduce(img: Image.Image, px_per_mm: float) -> Image.Image:
@@ -77,7 +82,7 @@ def _reduce(img: Image.Image, px_per_mm: float) -> Image.Image:
     return img.resize((w, h), Image.Resampling.BOX)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _master_face(card: str) -> Image.Image:
     suit, rank = card[0], card[1]
     px = MASTER
@@ -88,11 +93,11 @@ def _master_face(card: str) -> Image.Image:
     _cells(d, _RANK_GLYPHS[rank], INDEX_X, RANK_Y, RANK_CELL, colour, px)
     _cells(d, _SUIT_GLYPHS[suit], INDEX_X, SUIT_Y, SUIT_CELL, colour, px)
     # the centre pip: a big suit symbol, well away from the index column
-    _cells(d, _SUIT_GLYPHS[suit], 23.0, 40.0, 4.0, colour, px)
+    _cells(d, _SUIT_GLYPHS[suit], 23.0, 42.0, (4.0, 4.0), colour, px)
     return img
 
 
-@lru_cache(maxsize=None)
+@cache
 def _master_back() -> Image.Image:
     px = MASTER
     img = Image.new("RGB", (round(CARD_MM[0] * px), round(CARD_MM[1] * px)), PAPER)
@@ -112,18 +117,18 @@ def _master_back() -> Image.Image:
     return img
 
 
-@lru_cache(maxsize=None)
+@cache
 def card_face(card: str, px_per_mm: float) -> Image.Image:
     """The face of ``card`` (``"SA"``), top-left index, at ``px_per_mm``."""
     return _reduce(_master_face(card), px_per_mm)
 
 
-@lru_cache(maxsize=None)
+@cache
 def card_back(px_per_mm: float) -> Image.Image:
     return _reduce(_master_back(), px_per_mm)
 
 
-@lru_cache(maxsize=None)
+@cache
 def glyph_template(kind: str, symbol: str, px_per_mm: float) -> Image.Image:
     """The printed rank (``kind="rank"``) or suit glyph, black on paper, 1 mm of paper around.
 
@@ -133,7 +138,7 @@ def glyph_template(kind: str, symbol: str, px_per_mm: float) -> Image.Image:
         rows, cell = _RANK_GLYPHS[symbol], RANK_CELL
     else:
         rows, cell = _SUIT_GLYPHS[symbol], SUIT_CELL
-    w_mm, h_mm = len(rows[0]) * cell + 2, len(rows) * cell + 2
+    w_mm, h_mm = len(rows[0]) * cell[0] + 2, len(rows) * cell[1] + 2
     px = MASTER
     img = Image.new("L", (round(w_mm * px), round(h_mm * px)), 245)
     _cells(ImageDraw.Draw(img), rows, 1.0, 1.0, cell, 20, px)

@@ -107,7 +107,8 @@ class Score:
     def ratios(self) -> dict[str, float]:
         def r(a: int, b: int) -> float:
             return a / b if b else float("nan")
-        return {"identity": r(self.named_right, self.named), "face": r(self.face_right, self.at_card),
+        return {"identity": r(self.named_right, self.named),
+                "face": r(self.face_right, self.at_card),
                 "zone": r(self.zone_right, self.at_card), "read": r(self.read, self.legible),
                 "false_per_frame": r(self.false, self.frames)}
 
@@ -173,7 +174,7 @@ def _index_visible(p: Placed, here: list[Placed]) -> bool:
     for q in here:
         if q is p or q.region != p.region or q.seat != p.seat or q.layer <= p.layer:
             continue
-        if q.u < x1 and q.u + g.CARD_W > x0 and q.w > p.w - 0.033 and q.w - g.CARD_H < p.w:
+        if q.u < x1 and q.u + g.CARD_W > x0 and q.w > p.w - 0.037 and q.w - g.CARD_H < p.w:
             return False
     return True
 

@@ -134,7 +134,7 @@ def regions(seat: Seat) -> list[Region]:
         Region(seat, "table", table_plane(seat), -TABLE_U, TABLE_U, TABLE_ZONE_W[0],
                TRICK_ZONE_W[1]),
         Region(seat, "hand", hand_plane(seat), -0.20, 0.20, -0.005, CARD_H + DETACH_RAISE + 0.01),
-        Region(seat, "floor", floor_plane(seat), -0.25, 0.25, -0.52, -0.33),
+        Region(seat, "floor", floor_plane(seat), -0.25, 0.25, -0.56, -0.39),
     ]
 
 
@@ -189,14 +189,14 @@ def intrinsics(width: int, height: int, hfov_deg: float) -> F64:
     return np.array([[fx, 0, width / 2], [0, fx, height / 2], [0, 0, 1.0]])
 
 
-OVERHEAD_SIZE = (960, 960)
+OVERHEAD_SIZE = (1024, 1024)
 EYE_SIZE = (560, 360)
 
 
 def rig(scale: float = 1.0) -> dict[str, Camera]:
     """The table's cameras as mounted: ``O`` and ``N E S W`` (``scale`` resizes the frames)."""
     ow, oh = (int(OVERHEAD_SIZE[0] * scale), int(OVERHEAD_SIZE[1] * scale))
-    cams = {"O": Camera("O", ow, oh, intrinsics(ow, oh, 2 * math.degrees(math.atan(0.56))),
+    cams = {"O": Camera("O", ow, oh, intrinsics(ow, oh, 2 * math.degrees(math.atan(0.60))),
                         look_at(np.array([0, 0, OVERHEAD_Z]), np.zeros(3),
                                 np.array([0.0, 1.0, 0.0])),
                         np.array([0, 0, OVERHEAD_Z]))}
@@ -214,7 +214,8 @@ def plane_homography(cam: Camera, plane: Plane) -> F64:
     M = np.stack([np.array(plane.a), np.array(plane.b),
                   np.array(plane.origin) - cam.C], axis=1)
     H: F64 = cam.K @ cam.R @ M
-    return H / H[2, 2]
+    out: F64 = H / H[2, 2]
+    return out
 
 
 def rect_matrix(region: Region, px_per_m: float, mirror: bool = False) -> F64:

@@ -39,6 +39,7 @@ import numpy.typing as npt
 from tablesense.vision import geometry as g
 from tablesense.vision.deck import (
     INDEX_X,
+    INK,
     RANK_Y,
     RANKS,
     SUIT_Y,
@@ -46,10 +47,10 @@ from tablesense.vision.deck import (
 )
 from tablesense.vocab import Seat
 
-U8 = npt.NDArray[np.uint8]
+U8 = npt.NDArray[Any]  # an 8-bit image (OpenCV's stubs type its results loosely)
 PX_PER_M = 1000.0  # rectified: 1 px/mm
 MM = PX_PER_M / 1000
-RANK_PX_H = 16 * MM  # the rank glyph's height
+RANK_PX_H = 20 * MM  # the rank glyph's height
 ARUCO = cv2.aruco.DICT_4X4_50
 PLATE_HALF = 0.20
 MARKER = 0.12
@@ -88,7 +89,8 @@ def plate_image(px_per_mm: float = 2.0) -> U8:
     m = round(MARKER * 1000 * px_per_mm)
     pad = round(10 * px_per_mm)
     for i, (x, y) in enumerate(_marker_origins_px(side, m, pad)):
-        img[y:y + m, x:x + m] = np.where(cv2.aruco.generateImageMarker(d, i, m) > 127, 225, 20)
+        marker = cv2.aruco.generateImageMarker(d, i, m)
+        img[y:y + m, x:x + m] = np.where(marker > 127, 225, 20).astype(np.uint8)
     out: U8 = cv2.cvtColor(img, cv2.COLOR_GRAY2RGB)
     return out
 
@@ -173,7 +175,8 @@ def calibrate_camera(cam: g.Camera, frame: U8) -> CameraCheck:
         h = PLATE_HALF
         pts = np.array([[-h, -h, 0], [h, -h, 0], [h, h, 0], [-h, h, 0]], dtype=np.float64)
         R, C = pose
-        q = cam.with_pose(R, C).project(pts)
+        q = cam.with_pose(np.asarray(R, dtype=np.float64), np.asarray(C, dtype=np.float64)
+                          ).project(pts)
         cv2.fillConvexPoly(mask, np.round(q).astype(np.int32), 255)
     elif img:
         cv2.fillConvexPoly(mask, cv2.convexHull(np.concatenate(img).astype(np.int32)), 255)
@@ -239,6 +242,8 @@ class Templates:
     def __init__(self) -> None:
         self.ranks, self.rank, self.rank_shape = self._bank(
             {r: glyph_template("rank", r, MM) for r in RANKS})
+        # where each rank glyph has ink: the pixels whose colour names the suit
+        self.rank_ink = {r: np.asarray(glyph_template("rank", r, MM)) < 100 for r in RANKS}
         self.suits, self.suit, self.suit_shape = self._bank(
             {x: glyph_template("suit", x, MM) for x in "SHDC"})
 
@@ -322,7 +327,7 @@ class Recogniser:
         for v in self.views:
             assert v.roi is not None
             x0, y0, x1, y1 = v.roi
-            small = cv2.resize(cv2.cvtColor(np.ascontiguousarray(frame[y0:y1, x0:x1]),
+            small: U8 = cv2.resize(cv2.cvtColor(np.ascontiguousarray(frame[y0:y1, x0:x1]),
                                             cv2.COLOR_RGB2GRAY),
                                (max(1, (x1 - x0) // 8), max(1, (y1 - y0) // 8)),
                                interpolation=cv2.INTER_AREA)
@@ -330,7 +335,7 @@ class Recogniser:
                        or float(cv2.absdiff(small, v.last).max()) > CHANGE_LEVEL)
             if changed:
                 v.last = small
-                rect = cv2.warpPerspective(frame, v.M, v.size,
+                rect: U8 = cv2.warpPerspective(frame, v.M, v.size,
                                            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                            borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
                 v.sightings = self.read_region(v, rect)
@@ -347,7 +352,7 @@ class Recogniser:
 
     def read_region(self, v: _RegionView, rect: U8) -> list[Sighting]:
         hsv = cv2.cvtColor(rect, cv2.COLOR_RGB2HSV)
-        gray = cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY)
+        gray: U8 = cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY)
         r_, g_, b_ = (rect[..., i].astype(np.int16) for i in range(3))
         paper = ((hsv[..., 1] < 70) & (hsv[..., 2] > 110)).astype(np.uint8)
         back = ((b_ > r_ + 45) & (b_ > g_ + 25)).astype(np.uint8)
@@ -381,13 +386,13 @@ class Recogniser:
         out = []
         for conf, ax, ay, card in kept:
             # the index's glyph cell origin -> the card's top-left corner
-            u, w = self._to_plane(v, ax - INDEX_X * MM, ay - RANK_Y * MM)
+            u, top = self._to_plane(v, ax - INDEX_X * MM, ay - RANK_Y * MM)
             if not v.own:  # seen from behind: that corner is the card's right one
                 u -= g.CARD_W
-            if v.region.kind == "hand" and not _in_hand(w):
+            if v.region.kind == "hand" and not _in_hand(top):
                 continue  # the table behind the hand, seen through the region
             out.append(Sighting(self.cam.name, v.region.seat, v.region.kind, "face", card,
-                                conf, u, w, v.own))
+                                conf, u, top, v.own))
         return out
 
     def _read_index(self, rect: U8, gray: U8, x: int, y: int
@@ -416,16 +421,16 @@ class Recogniser:
         swin = gray[sy0:sy0 + sh + 2 * pad, sx0:sx0 + sw + 2 * pad]
         if swin.shape[0] < sh + 2 * pad or swin.shape[1] < sw + 2 * pad:
             return None
-        colour = rect[sy0:sy0 + sh + 2 * pad, sx0:sx0 + sw + 2 * pad].astype(np.int16)
-        inky = swin < 150
-        if not inky.any():
+        glyph = rect[y0 + loc[1]:y0 + loc[1] + th, x0 + loc[0]:x0 + loc[0] + tw]
+        suit = ink_suit(glyph[t.rank_ink[rank]])
+        if suit is None:
             return None
-        redness = float((colour[..., 0] - (colour[..., 1] + colour[..., 2]) / 2)[inky].mean())
-        ss = [x for x in match(swin, t.suits, t.suit, t.suit_shape)
-              if x[1] in ("HD" if redness > 40 else "SC")]
-        s1, suit, _ = ss[0]
-        s2 = ss[1][0]
-        conf = min(_confidence(r1, r2), _confidence(s1, s2))
+        shapes = {name: v for v, name, _ in match(swin, t.suits, t.suit, t.suit_shape)}
+        s1 = shapes[suit]
+        other = max(v for name, v in shapes.items() if name != suit)
+        # the glyph must agree with the ink: a shape that fits another suit better halves it
+        suit_conf = max(0.0, s1) * (1.0 if s1 >= other - 0.05 else 0.5)
+        conf = min(_confidence(r1, r2), suit_conf)
         if conf < FACE_MIN_CONF:
             return None
         return conf, gx, gy, suit + rank
@@ -435,7 +440,7 @@ class Recogniser:
         n, _, stats, _ = cv2.connectedComponentsWithStats(clean, connectivity=4)
         out = []
         for i in range(1, n):
-            x, y, w, h, a = (int(s) for s in stats[i])
+            x, y, _, h, a = (int(s) for s in stats[i])
             if a < 250 * MM * MM or h < 30 * MM:
                 continue
             left, top = x - BACK_MARGIN * PX_PER_M, y - BACK_MARGIN * PX_PER_M
@@ -480,6 +485,29 @@ class Recogniser:
         return out
 
 
+_INK_HUE = {s: int(cv2.cvtColor(np.array([[c]], np.uint8), cv2.COLOR_RGB2HSV)[0, 0, 0])
+            for s, c in INK.items() if s != "S"}  # OpenCV hue, 0..180
+
+
+def ink_suit(pixels: U8) -> str | None:
+    """The suit an index's ink names: the darkest third of its pixels, black (little
+    colour) or the nearest of the three inks by hue (which paper mixed in, as blur
+    does, leaves alone); None: no ink."""
+    px = pixels.reshape(-1, 3).astype(np.float64)
+    if px.size == 0:
+        return None
+    grey = px @ np.array([0.299, 0.587, 0.114])
+    if float(grey.min()) > 200:
+        return None
+    mean = px[grey <= np.percentile(grey, 33)].mean(axis=0)
+    hsv = cv2.cvtColor(np.clip(mean, 0, 255).astype(np.uint8).reshape(1, 1, 3),
+                       cv2.COLOR_RGB2HSV)[0, 0]
+    if int(hsv[1]) < 70:
+        return "S"
+    hue = int(hsv[0])
+    return min(_INK_HUE, key=lambda x: min(abs(_INK_HUE[x] - hue), 180 - abs(_INK_HUE[x] - hue)))
+
+
 def _in_hand(top: float) -> bool:
     """A card's top edge where a held card's is (or a detached one's)."""
     return (abs(top - g.CARD_H) < 0.012
@@ -488,7 +516,7 @@ def _in_hand(top: float) -> bool:
 
 def _confidence(best: float, second: float) -> float:
     """A match score as a confidence: high only when clearly better than the runner-up."""
-    margin = min(1.0, max(0.0, (best - second) / 0.15))
-    return max(0.0, min(1.0, best)) * (0.5 + 0.5 * margin)
+    margin = min(1.0, 0.6 + 4.0 * max(0.0, best - second))
+    return max(0.0, min(1.0, best)) * margin
 
 

@@ -65,7 +65,8 @@ class VisionCore:
         self.checks: dict[str, CameraCheck] = {}
         plate = plate_image()
         for name, cam in self.rig.items():
-            frame = np.asarray(self.renderer.render_plate(name, plate, PLATE_HALF, CONDITIONS["clean"]))
+            frame = np.asarray(self.renderer.render_plate(name, plate, PLATE_HALF,
+                                                          CONDITIONS["clean"]))
             self.checks[name] = calibrate_camera(cam, frame)
         bad = [f"{c.camera}: {', '.join(c.problems)}" for c in self.checks.values() if not c.ok]
         if bad:

@@ -15,7 +15,7 @@ import math
 import random
 import zlib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
@@ -84,19 +84,23 @@ class Renderer:
     def __init__(self, cameras: dict[str, g.Camera]) -> None:
         self.cameras = cameras
         self._bg: dict[str, Image.Image] = {}
-        self._regions = {(r.seat, r.kind): r for r in g.ALL_REGIONS}
+        self._regions: dict[tuple[str, str], g.Region] = {(r.seat, r.kind): r
+                                                          for r in g.ALL_REGIONS}
         self._H = {(name, key): g.plane_homography(cam, r.plane)
                    for name, cam in cameras.items() for key, r in self._regions.items()}
         self._last: dict[str, tuple[dict[str, tuple[Placed, Box, float]], Image.Image,
                                     Image.Image]] = {}
         self._normal = {key: r.plane.normal for key, r in self._regions.items()}
         # per camera: regions far to near, and whether it sees each region's face side
-        self._order = {name: sorted(self._regions, key=lambda k, c=cam: -c.distance(
-            self._regions[k].plane.point((self._regions[k].u0 + self._regions[k].u1) / 2,
-                                         (self._regions[k].w0 + self._regions[k].w1) / 2)))
-            for name, cam in cameras.items()}
+        self._order = {name: self._far_first(cam) for name, cam in cameras.items()}
         self._front = {(name, key): float((cam.C - np.array(r.plane.origin)) @ r.plane.normal) > 0
                        for name, cam in cameras.items() for key, r in self._regions.items()}
+
+    def _far_first(self, cam: g.Camera) -> list[tuple[str, str]]:
+        def distance(key: tuple[str, str]) -> float:
+            r = self._regions[key]
+            return cam.distance(r.plane.point((r.u0 + r.u1) / 2, (r.w0 + r.w1) / 2))
+        return sorted(self._regions, key=distance, reverse=True)
 
     # -- the room -------------------------------------------------------------------
     def background(self, name: str) -> Image.Image:
@@ -266,7 +270,7 @@ class Renderer:
         return out, box
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rgba(card: str, lv: float) -> Image.Image:
     return (card_back(lv) if card == "back" else card_face(card, lv)).convert("RGBA")
 
@@ -332,6 +336,8 @@ def _arm(img: Image.Image, rng: random.Random, fw: int, fh: int, ox: int, oy: in
     along = rng.uniform(0.25, 0.75)
     reach = rng.uniform(0.25, 0.45)
     width = rng.uniform(0.07, 0.11) * fw
+    line: tuple[float, float, float, float]
+    hand: tuple[float, float]
     if side < 2:
         x = along * fw
         end = reach * fh if side == 0 else fh - reach * fh

@@ -28,7 +28,7 @@ ROW_SLOTS = 22
 TABLE_UP_TOP = g.TABLE_ZONE_W[1]  # top edge of the face-up row
 TABLE_DOWN_TOP = g.TABLE_ZONE_W[0] + g.CARD_H  # top edge of the face-down row
 TRICK_TOP = g.TRICK_ZONE_W[1] - 0.008
-FLOOR_TOP = -0.335
+FLOOR_TOP = -0.40
 
 
 def sort_key(card: str) -> tuple[int, int]:
@@ -95,7 +95,7 @@ class Scene:
 
     def placed(self) -> list[Placed]:
         out: list[Placed] = []
-        hands: dict[str, list[str]] = {}
+        hands: dict[Seat, list[str]] = {}
         for card, (seat, t) in self.truth.items():
             if t.zone in ("hand", "detached"):
                 hands.setdefault(seat, []).append(card)
