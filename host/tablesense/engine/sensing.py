@@ -97,19 +97,18 @@ class SensingFilter:
         self.noise[o.seat]["low_conf"] += 1
         return False
 
-    def lost_elsewhere(self, o: Observe) -> bool:
-        """A reader losing a card another reader holds: nothing moved."""
+    def lost_elsewhere(self, o: Observe, prev: Position | None) -> bool:
+        """A reader losing a card another reader holds: nothing moved (``prev``: where the
+        tracker has the card)."""
         if o.zone != "gone" or o.card in self.conflicts:
             return False
-        prev = self.tracker.where(o.card)
         return prev is not None and prev.seat != o.seat and prev.zone != "gone"
 
-    def conflicting(self, o: Observe, owner: str | None) -> bool:
+    def conflicting(self, o: Observe, prev: Position | None, owner: str | None) -> bool:
         """Is ``o`` the card at a second seat while another seat still senses it, or at a
         seat other than its ``owner`` (when the deal is known)? The position stays with
         the first seat while the conflict lasts; it ends when the second seat stops
         sensing the card."""
-        prev = self.tracker.where(o.card)
         if o.zone == "gone":
             if self.conflicts.get(o.card) == o.seat:
                 del self.conflicts[o.card]
@@ -127,6 +126,8 @@ class SensingFilter:
         """Conflicts that lasted ``conflict_ms`` (to be ruled on); shorter ones that
         ended are counted as noise."""
         due: list[Observe] = []
+        if not self._first:
+            return due
         for card, first in list(self._first.items()):
             if card not in self.conflicts:
                 del self._first[card]
@@ -138,15 +139,18 @@ class SensingFilter:
 
     def oldest_conflict(self) -> Observe | None:
         """The open conflict that began first (for closing incidents in order)."""
+        if not self._first:
+            return None
         live = [o for c, o in self._first.items() if c in self.conflicts]
         return min(live, key=lambda o: o.t) if live else None
 
     def take_conflict(self, card: str) -> Observe:
         return self._first.pop(card)
 
-    def dropout(self, o: Observe) -> bool:
+    def dropout(self, o: Observe, prev: Position | None) -> bool:
         """Is ``o`` a card back where it was before a short ``gone``? (It is recorded.)"""
-        prev = self.tracker.where(o.card)
+        if prev is None or prev.zone != "gone":
+            return False
         last = self.tracker.before_gone.get(o.card)
         back = (prev is not None and prev.zone == "gone" and last is not None
                 and o.t - prev.t <= self.tuning.dropout_ms

@@ -108,6 +108,7 @@ class Engine:
         self._turned: dict[str, str] = {}  # uncounted cards turned face down: card -> seat
         self._free_lead = False  # after a resync emptied the trick: the next lead stands
         self._taken_back: set[str] = set()  # taken back by a decision, still in a trick zone
+        self._in_trick_zone: set[str] = set()  # last sensed in a trick zone, not yet played
         self._swept: tuple[object, ...] = ()
         self._oos: tuple[int, int] = (-1, -1)
         self.conceding: set[str] = set()
@@ -158,7 +159,7 @@ class Engine:
         a replay of its journal decide the same things in the same order."""
         if self.board is None:
             return
-        while True:
+        while self.incidents.groups or self.sensing.conflicts:
             open_: list[tuple[int, int, str | Group]] = [
                 (g.first_t, 0, g) for g in self.incidents.groups]
             conflict = self.sensing.oldest_conflict()
@@ -256,6 +257,7 @@ class Engine:
                     return False
                 self.played.discard(card)
                 self._taken_back.add(card)  # until the table shows it out of the trick zone
+                self._in_trick_zone.add(card)
             case SwapDeclarer():
                 b.swap_declarer()
             case OpeningLeadFaced():
@@ -288,6 +290,7 @@ class Engine:
         self.law.before_play(self.view, seat, card, leading, t)
         b.add_play(seat, card)
         self.played.add(card)
+        self._in_trick_zone.discard(card)
         self.law.after_play(self.view, seat, card, leading, t)
         if b.trick_complete() and self.waiting_lead is not None:
             lead, self.waiting_lead = self.waiting_lead, None
@@ -327,6 +330,7 @@ class Engine:
         self.waiting_lead = None
         self._turned = {}
         self._taken_back = set()
+        self._in_trick_zone = set()
         self._free_lead = False
         self._swept = ()
         self.conceding = set()
@@ -455,16 +459,27 @@ class Engine:
     def _on_observe(self, o: Observe) -> None:
         b = self.b
         sf = self.sensing
-        if not sf.admit(o) or sf.lost_elsewhere(o):
+        if not sf.admit(o):
             return
-        conflicting = sf.conflicting(o, self._owner(o.card))
+        was = self.tracker.pos.get(o.card)
+        if sf.lost_elsewhere(o, was):
+            return
+        conflicting = sf.conflicting(o, was, self._owner(o.card))
         for first in sf.due_conflicts(o.t):
             self.law.sensor_conflict(self.view, first)
-        if conflicting or sf.dropout(o):
+        if conflicting:
+            return
+        if sf.dropout(o, was):
+            if o.zone == "trick" and o.card not in self.played:
+                self._in_trick_zone.add(o.card)
             return
         prev = self.tracker.update(o)
         if o.zone != "trick":
-            self._taken_back.discard(o.card)
+            if o.card in self._in_trick_zone:
+                self._in_trick_zone.discard(o.card)
+                self._taken_back.discard(o.card)
+        elif o.card not in self.played:
+            self._in_trick_zone.add(o.card)
         self.law.observed(self.view, o, prev)
         if o.zone == "gone" or b.phase == "end":
             return
@@ -564,17 +579,20 @@ class Engine:
     def _lying_in_trick(self, seat: str) -> list[str]:
         """``seat``'s cards face up in his trick zone that no play has counted yet."""
         b = self.b
+        lying = [c for c in self._in_trick_zone if c not in self.played]
+        if not lying:
+            return []
         grouped = self.incidents.holding("trick")
-        return [c for c, p in self.tracker.pos.items()
-                if p.seat == seat and p.zone == "trick" and p.face != "down"
-                and c not in self.played and c in b.hands[seat] and c not in grouped
-                and c not in self._taken_back]
+        pos = self.tracker.pos
+        return [c for c in sorted(lying)
+                if pos[c].seat == seat and pos[c].face != "down" and c in b.hands[seat]
+                and c not in grouped and c not in self._taken_back]
 
     def _sweep(self, t: int) -> None:
         """A card lying in a player's trick zone when his turn comes is his play, unless
         the law holds it back (an answer it waits for)."""
         b = self.board
-        if b is None or b.phase not in ("lead", "play"):
+        if b is None or not self._in_trick_zone or b.phase not in ("lead", "play"):
             return
         key = (b.phase, len(b.tricks), len(b.trick), b.next_to_play())
         if key == self._swept:

@@ -101,7 +101,9 @@ class TableView:
     # -- reading ---------------------------------------------------------------
     @property
     def b(self) -> BoardView:
-        return self._eng.b
+        b = self._eng.board
+        assert b is not None
+        return b
 
     @property
     def ob(self) -> Obligations:
