@@ -21,12 +21,13 @@ import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from tablesense.board import place_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 VM = Path(sys.executable).parent / "micropython"
@@ -52,7 +53,7 @@ def main() -> int:
         print("no MicroPython VM beside this python", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="ts-fw-") as tmp:
-        shutil.copy(ROOT / "host" / "tablesense" / "codec.py", Path(tmp) / "codec.py")
+        place_shared(Path(tmp))
         bench: dict[str, list[float]] = {}
         sends: dict[str, list[float]] = {}
         for i in range(args.repeat):

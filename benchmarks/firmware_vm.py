@@ -1,6 +1,8 @@
 """MicroPython side of benchmarks/firmware.py: how fast the reader loop emits frames.
 
-    MICROPYPATH=firmware:<dir with codec.py> micropython benchmarks/firmware_vm.py [frames]
+    MICROPYPATH=firmware:DIR micropython benchmarks/firmware_vm.py [frames]
+
+(DIR: filled by the build step, ``python -m tablesense.board DIR``.)
 
 Runs the firmware's own ``Reader.send`` (encode, keep for RESEND, write) into
 a null stream, unsigned and signed (the key of ``key.txt``), and the

@@ -31,7 +31,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablesense import codec
+from tablesense.wire import codec
 
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable

@@ -63,7 +63,7 @@ from harness import (
     write_config,
 )
 
-from tablesense import codec
+from tablesense.wire import codec
 
 HERE = Path(__file__).resolve().parent
 

@@ -69,13 +69,15 @@ Key = tuple[int, str | None, tuple[str, ...]]
 
 
 def _firmware() -> Any:
-    """firmware/sim/vrun.py, imported as the firmware tests do (flat modules, codec)."""
-    import tablesense.codec
+    """firmware/sim/vrun.py, imported as the firmware tests do (flat modules, the shared
+    ones placed by the build step, tablesense.board)."""
+    import tempfile
+
+    from tablesense.board import place_shared
 
     fw = str(ROOT / "firmware")
     if fw not in sys.path:
-        sys.path.insert(0, fw)
-    sys.modules.setdefault("codec", tablesense.codec)
+        sys.path[:0] = [fw, str(place_shared(Path(tempfile.mkdtemp(prefix="ts-shared-"))))]
     import sim.vrun  # type: ignore[import-not-found]
 
     return sim.vrun
@@ -114,16 +116,15 @@ def vm_frames(whole: list[Event], seat: str, kind: str, profile: Profile | None,
               ) -> tuple[list[Event], dict[str, int]]:
     """As reader_frames, the firmware running in the MicroPython VM (firmware/sim/vrun.py)."""
     import os
-    import shutil
     import subprocess
     import tempfile
 
-    import tablesense.codec
+    from tablesense.board import place_shared
     from tablesense.sim.firmware import find_micropython
 
     with tempfile.TemporaryDirectory(prefix="ts-noise-vm-") as tmp:
         d = Path(tmp)
-        shutil.copyfile(tablesense.codec.__file__, d / "codec.py")
+        place_shared(d)
         (d / "s.jsonl").write_text("".join(json.dumps(e) + "\n" for e in whole))
         argv = [find_micropython(), str(ROOT / "firmware" / "sim" / "vrun.py"), "--seat", seat,
                 "--kind", kind, "--scenario", str(d / "s.jsonl"), "--scan-ms", str(scan[0]),

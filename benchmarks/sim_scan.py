@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "firmware"))
-import tablesense.codec  # noqa: E402
+from tablesense.board import place_shared
 
-sys.modules.setdefault("codec", tablesense.codec)
+ROOT = Path(__file__).resolve().parents[1]
+# the firmware imports its shared modules flat, as on the board (tablesense.board)
+sys.path[:0] = [str(ROOT / "firmware"),
+                str(place_shared(Path(tempfile.mkdtemp(prefix="ts-shared-"))))]
 
 import sim.rc522 as rc  # noqa: E402
 from cards import CardMap  # noqa: E402

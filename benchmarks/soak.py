@@ -46,12 +46,12 @@ from harness import (
     write_config,
 )
 
-from tablesense import codec
 from tablesense.engine import Engine, EngineError
 from tablesense.journal import JournalError, read_journal
 from tablesense.laws import CODES
 from tablesense.robots import MISHAPS
 from tablesense.robots import Board as RobotBoard
+from tablesense.wire import codec
 
 OBSERVE_FIELDS = ("seat", "card", "zone", "face", "level", "seen_by", "conf")
 

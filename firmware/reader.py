@@ -48,11 +48,11 @@ observing.
 import asyncio
 import select
 
-import codec
 from cards import tag_state
 from debounce import Debouncer
 from slots import Slots
 from ticks import ticks_diff, ticks_ms
+from wire import codec
 from zones import EMPTY_MS, TAG_MS
 
 SLOT_END_MS = TAG_MS + EMPTY_MS + 3  # a tag, the final request, a first READ: then stop
@@ -60,7 +60,8 @@ SLOT_END_MS = TAG_MS + EMPTY_MS + 3  # a tag, the final request, a first READ: t
 # 0.2.0: every frame but HELLO kept for RESEND; noise.txt
 # 0.3.0: HELLO claims the zones it senses (no face, no hand); one field at a time in the
 #        table's time slots; MAINT; clone chips (FAULT 9); a stalled host never blocks
-FIRMWARE = "0.3.0"
+# 0.4.0: the wire package (wire/) and debounce.py placed from the host by one build step
+FIRMWARE = "0.4.0"
 HEARTBEAT_MS = 1000
 
 

@@ -18,6 +18,8 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,6 +27,14 @@ from pathlib import Path
 
 import pytest
 
+from tablesense.board import place_shared
+
+# The firmware modules run under CPython in some tests; they import the modules they
+# share with the host (``wire``, ``debounce``) flat, as on the board, from the
+# directory the build step fills (tablesense.board).
+SHARED_DIR = place_shared(Path(tempfile.mkdtemp(prefix="tablesense-shared-")))
+FIRMWARE_DIR = Path(__file__).resolve().parents[1] / "firmware"
+sys.path[:0] = [str(FIRMWARE_DIR), str(SHARED_DIR)]
 
 def find_mosquitto() -> str | None:
     found = shutil.which("mosquitto")
@@ -231,7 +241,7 @@ def watchers() -> Iterator[Callable[..., Watcher]]:
 
 
 class PtyReader:
-    """A simulated reader behind a real pty: frames made by ``tablesense.codec``.
+    """A simulated reader behind a real pty: frames made by ``tablesense.wire.codec``.
 
     ``path`` is what the host opens. It keeps every frame it sent (for
     RESEND), numbers them like firmware does (one seq per frame, wrapping),
@@ -242,7 +252,7 @@ class PtyReader:
         import threading
         import tty
 
-        from tablesense import codec
+        from tablesense.wire import codec
 
         self.codec = codec
         self.reader = reader

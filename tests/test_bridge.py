@@ -21,9 +21,9 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablesense import codec
 from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon
+from tablesense.wire import codec
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "journals"
 HANDS = next(json.loads(x)["hands"] for x in

@@ -1,6 +1,7 @@
-"""The same golden vectors under the real MicroPython VM, importing host/tablesense/codec.py.
+"""The same golden vectors under the real MicroPython VM, importing the wire package.
 
-The firmware ships that very file, so it must behave identically there. The
+The firmware ships those very files (placed by tablesense.board), so they must
+behave identically there. The
 VM runs hardware/protocol/check_vectors.py, which prints its results as JSON.
 """
 
@@ -14,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tablesense.board import place_shared
+
 ROOT = Path(__file__).resolve().parent.parent
-CODEC_DIR = ROOT / "host" / "tablesense"
 VECTORS = ROOT / "hardware" / "protocol" / "vectors.json"
 
 
@@ -42,9 +44,10 @@ def run_vm(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 
 @needs_vm
-def test_every_vector_under_micropython() -> None:
+def test_every_vector_under_micropython(tmp_path: Path) -> None:
+    place_shared(tmp_path)
     done = run_vm(
-        str(ROOT / "hardware" / "protocol" / "check_vectors.py"), str(CODEC_DIR), str(VECTORS)
+        str(ROOT / "hardware" / "protocol" / "check_vectors.py"), str(tmp_path), str(VECTORS)
     )
     assert done.stdout, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -57,12 +60,12 @@ def test_every_vector_under_micropython() -> None:
 
 
 @needs_vm
-def test_codec_file_alone_imports_in_vm(tmp_path: Path) -> None:
-    """Copied alone (as the firmware build does), the file imports and round-trips."""
-    shutil.copy(CODEC_DIR / "codec.py", tmp_path / "codec.py")
+def test_the_placed_wire_package_imports_alone_in_vm(tmp_path: Path) -> None:
+    """Placed alone (as the firmware build does), the package imports and round-trips."""
+    place_shared(tmp_path)
     script = tmp_path / "probe.py"
     script.write_text(
-        "import codec, json\n"
+        "from wire import codec\nimport json\n"
         "f = codec.encode(codec.CALL, {'seat': 'W', 'call': '3n', 't': 4}, 5, 65535)\n"
         "d = codec.Decoder()\n"
         "out = d.feed(b'\\x01\\x02' + f)\n"

@@ -11,13 +11,13 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablesense import codec
 from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.engine import Engine
 from tablesense.engine.sensing import NOISE_COUNTERS
 from tablesense.events import parse_event
 from tablesense.laws import CODES
+from tablesense.wire import codec
 
 # the contract's worked example (../shared/spec/examples), kept here so CI needs no shared/
 EXAMPLE = Path(__file__).parent / "data" / "contract-minor-penalty-card.jsonl"

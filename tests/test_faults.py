@@ -27,12 +27,12 @@ from typing import Any
 import pytest
 
 from conftest import PtyReader
-from tablesense import codec
 from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.engine import Engine, EngineError
 from tablesense.journal import JournalError, read_journal
 from tablesense.laws import CODES
+from tablesense.wire import codec
 
 SEATS = "NESW"
 DECK = [s + r for s in "SHDC" for r in "AKQJT98765432"]

@@ -17,23 +17,20 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import tablesense.codec
-from tablesense import codec
+from conftest import SHARED_DIR
 from tablesense.daemon.sequence import Sequencer
-from tablesense.demo.debounce import Debouncer as HostDebouncer
+from tablesense.debounce import Debouncer as HostDebouncer
 from tablesense.noise import load_profile
 from tablesense.sim.firmware import expected_observations, find_micropython, start_reader
+from tablesense.wire import codec
 
-FW = Path(__file__).resolve().parents[1] / "firmware"
-sys.path.insert(0, str(FW))
-sys.modules.setdefault("codec", tablesense.codec)
+FW = Path(__file__).resolve().parents[1] / "firmware"  # on sys.path (conftest.py)
 
 from debounce import Debouncer  # noqa: E402
 from mfrc522 import MFRC522SPI  # noqa: E402
@@ -144,24 +141,46 @@ def test_turning_a_card_where_it_lies_needs_more_evidence() -> None:
     assert [c for _, c, _ in got] == ["SA"] and got[0][0] - t >= 40 + 150
 
 
-def test_the_python_reader_debounces_as_the_firmware_does() -> None:
-    """tablesense.demo.debounce is a port: fed the same noisy scans, both commit alike."""
+VM_DEBOUNCE = """
+import json, sys
+from debounce import Debouncer
+d = Debouncer(ms=40)
+for t, seen in json.load(open(sys.argv[1])):
+    seen = {c: tuple(o[:3]) + (None if o[3] is None else tuple(o[3]), o[4])
+            for c, o in seen.items()}
+    print(json.dumps(d.update(t, seen)))
+print(json.dumps([d.suppressed, sorted(d.own)]))
+"""
+
+
+def test_the_debouncer_commits_alike_under_micropython_and_cpython(tmp_path: Path) -> None:
+    """One debouncer (tablesense/debounce.py) for the firmware and the Python reader:
+    fed the same noisy scans, the MicroPython VM and CPython commit the same changes."""
+    vm = _vm()
     zones = [HAND, TABLE, TRICK, WEAK_TABLE, ("table", "up", "at", ("E",), 0.8),
              ("floor", "unknown", "below", None, None), ("detached", "down", "above", (), 0.9)]
-    for seed in range(20):
-        rng = random.Random(seed)
-        fw, host = Debouncer(ms=40), HostDebouncer(ms=40)
-        cards = rng.sample(DECK, 16)
-        where = dict.fromkeys(cards[:13], HAND)
-        t = 0
-        for _ in range(600):
-            if rng.random() < 0.05:  # a move
-                where[rng.choice(cards)] = rng.choice(zones)
-            seen = {c: (rng.choice(zones) if rng.random() < 0.1 else z)
-                    for c, z in where.items() if rng.random() > 0.1}
-            t += rng.choice((20, 20, 20, 40))
-            assert fw.update(t, seen) == host.update(t, seen), seed
-        assert fw.suppressed == host.suppressed and fw.own == host.own
+    rng = random.Random(7)
+    cards = rng.sample(DECK, 16)
+    where = dict.fromkeys(cards[:13], HAND)
+    t = 0
+    scans = []
+    for _ in range(400):
+        if rng.random() < 0.05:  # a move
+            where[rng.choice(cards)] = rng.choice(zones)
+        seen = {c: (rng.choice(zones) if rng.random() < 0.1 else z)
+                for c, z in where.items() if rng.random() > 0.1}
+        t += rng.choice((20, 20, 20, 40))
+        scans.append((t, seen))
+    host = HostDebouncer(ms=40)
+    want = [json.loads(json.dumps(host.update(t, seen))) for t, seen in scans]
+    want.append([host.suppressed, sorted(host.own)])
+    assert sum(len(w) for w in want[:-1]) > 20  # the scans really moved cards
+    (tmp_path / "scans.json").write_text(json.dumps(scans))
+    (tmp_path / "run.py").write_text(VM_DEBOUNCE)
+    env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(SHARED_DIR), ".frozen"]))
+    out = subprocess.run([vm, str(tmp_path / "run.py"), str(tmp_path / "scans.json")],
+                         env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert [json.loads(line) for line in out.stdout.splitlines()] == want
 
 
 def test_the_probe_tells_a_weak_tag_from_a_strong_one() -> None:
@@ -264,10 +283,7 @@ def test_the_firmware_in_the_vm_reports_the_truth_under_club_noise(tmp_path: Pat
     scen = scenario(tmp_path / "s.jsonl")
     noise = tmp_path / "club.json"
     noise.write_text(json.dumps(rfid_profile()))
-    work = tmp_path / "mp"
-    work.mkdir()
-    shutil.copyfile(tablesense.codec.__file__, work / "codec.py")
-    env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(FW), str(work), ".frozen"]))
+    env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(FW), str(SHARED_DIR), ".frozen"]))
     want = per_card(expected_observations(scen, "N"))
     totals: dict[str, int] = {}
     for seed in (1, 2, 3):

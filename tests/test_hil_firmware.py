@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tablesense import codec
 from tablesense.sim.firmware import (
     SimReader,
     expected_observations,
     find_micropython,
     start_reader,
 )
+from tablesense.wire import codec
 
 try:
     from tablesense.ports import open_port

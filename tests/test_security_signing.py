@@ -31,9 +31,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PtyReader
-from tablesense import codec as c
+from tablesense.board import place_shared
 from tablesense.daemon.config import ConfigError, parse_config
 from tablesense.daemon.link import LinkMessage, ReaderLink, ReplayWindow, host_stamp
+from tablesense.wire import codec as c
 from test_codec_props import MESSAGES
 from test_link import FAST, Collector, until
 
@@ -421,7 +422,7 @@ def test_config_keys_and_require_signed() -> None:
 
 VM_MAIN = """
 import asyncio
-import codec
+from wire import codec
 import sim.main as m
 
 ARGV = ["main.py", "--seat", "N", "--scenario", SCENARIO, "--scan-ms", "20",
@@ -445,7 +446,7 @@ def signed_vm_reader(scenario: Path) -> Iterator[tuple[str, subprocess.Popen[byt
     if not vm.exists():
         pytest.skip("no MicroPython VM beside the venv's python")
     work = Path(tempfile.mkdtemp(prefix="ts-signed-vm-"))
-    shutil.copyfile(ROOT / "host" / "tablesense" / "codec.py", work / "codec.py")
+    place_shared(work)
     (work / "run.py").write_text(f"SCENARIO = {str(scenario)!r}\nKEY = {KEY.hex()!r}\n"
                                  + VM_MAIN)
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(ROOT / "firmware"), str(work),

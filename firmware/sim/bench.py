@@ -1,6 +1,8 @@
 """Cost of one scan of the reader loop in the VM: 13 cards on the table (dummy), 1 on the trick.
 
-    MICROPYPATH=firmware:<dir with codec.py>:.frozen micropython firmware/sim/bench.py [scans]
+    MICROPYPATH=firmware:DIR:.frozen micropython firmware/sim/bench.py [scans]
+
+(DIR: the shared modules, placed by ``python -m tablesense.board DIR``.)
 
 Prints ``scan_ms=<ms a scan> frames=<RF frames a scan> spi=<SPI transfers a scan>``:
 what the sim's Python costs per scan on this machine, and the RF/SPI work a

@@ -19,7 +19,7 @@ frames still carry the reader's own clock.
 Frames go to stdout and host frames are read from stdin: the launcher
 (host/tablesense/sim/firmware.py) makes both the master side of a pty, whose
 slave the host opens as a serial port. ``sys.path`` must hold firmware/ and
-the directory of the shared codec.py.
+the directory the build step filled with the shared modules (tablesense.board).
 
 ``--antennas``: the zones of the seat's antennas (sim/rc522.py chips on one
 SimSPI, sharing one virtual clock and one Air); ``--slots``/``--slot-ms``: the

@@ -5,8 +5,10 @@ noise; the firmware's scanner, debouncer and Reader), stepped one scan at a
 time by a virtual clock, so a whole board runs as fast as the Python can
 simulate the RF: for benchmarks and tests, in CPython or in the VM::
 
-    MICROPYPATH=firmware:<dir with codec.py> micropython firmware/sim/vrun.py \\
+    MICROPYPATH=firmware:DIR micropython firmware/sim/vrun.py \\
         --seat N --scenario s.jsonl [--kind rfid] [--noise n.json --noise-seed 1]
+
+(DIR: the shared modules, placed by ``python -m tablesense.board DIR``.)
 
 prints one JSON line per OBSERVE frame the reader sent: ``{"rt": reader ms,
 ...fields}`` (and a last line ``{"stats": ...}``). ``run()`` returns the same.
@@ -21,10 +23,10 @@ adds a fixed cost on top (an RF budget, for sweeps).
 import json
 import sys
 
-import codec
 from camera import CameraScanner
 from cards import CardMap
 from reader import Reader
+from wire import codec
 from zones import RfidScanner
 
 from sim.main import ZONES, rfid_hardware, step

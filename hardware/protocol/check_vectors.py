@@ -1,11 +1,12 @@
 """Checks a codec against the golden vectors; runs on MicroPython and CPython.
 
-    micropython hardware/protocol/check_vectors.py host/tablesense hardware/protocol/vectors.json
+    micropython hardware/protocol/check_vectors.py DIR hardware/protocol/vectors.json
 
-Imports ``codec`` from the given directory (the very file the firmware
-ships), checks every vector (each bad stream fed at once and byte by byte),
-and prints one JSON object: ``{"implementation", "checked", "failures",
-"signed_checked"}`` (``signed_checked``: the vectors of the optional signing
+Imports ``wire.codec`` from DIR (``host/tablesense``, or a directory the build
+step filled: the very files the firmware ships), checks every vector (each
+bad stream fed at once and byte by byte), and prints one JSON object:
+``{"implementation", "checked", "failures", "signed_checked"}``
+(``signed_checked``: the vectors of the optional signing
 section, checked when the codec has ``SigningKey``; protocol.md section 2a).
 Exit status 0 when nothing failed. Untyped on purpose: plain MicroPython.
 """
@@ -148,7 +149,7 @@ def check_signed(codec, signed):
 
 def main(argv):
     sys.path.insert(0, argv[1])
-    import codec
+    from wire import codec
 
     with open(argv[2]) as f:
         vectors = json.load(f)

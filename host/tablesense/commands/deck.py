@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tablesense import codec
 from tablesense import deck as decks
 from tablesense.ports import open_port
+from tablesense.wire import codec
 
 RETRY_S = 1.0
 

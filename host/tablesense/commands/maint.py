@@ -17,8 +17,8 @@ import sys
 import time
 from typing import Any
 
-from tablesense import codec
 from tablesense.ports import open_port
+from tablesense.wire import codec
 
 
 def register(subparsers: Any) -> None:

@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tablesense import codec
 from tablesense.daemon.config import Config, ReaderConfig
 from tablesense.daemon.journal_writer import JournalWriter, journal_path
 from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
@@ -44,6 +43,7 @@ from tablesense.daemon.topics import Topics
 from tablesense.daemon.usb import SerialNumberResolver
 from tablesense.daemon.view import table_state
 from tablesense.daemon.web import DashboardServer, dashboard_settings
+from tablesense.wire import codec
 
 log = logging.getLogger("tablesense.daemon")
 # How often the core lets time close incidents (Engine.tick): a "dropped card"

@@ -46,10 +46,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from tablesense import codec
 from tablesense.daemon.sequence import Sequencer
 from tablesense.daemon.trust import trusted
 from tablesense.ports import Port, PortError, open_port, port_fileno, read_ready
+from tablesense.wire import codec
 
 if TYPE_CHECKING:
     from tablesense.daemon.loop import LinkLoop

@@ -11,9 +11,9 @@ engine see exactly what they would see from a reader board:
   for its id arrives; the CONFIG is answered with ``ACK``, and only then
   does it report;
 * ``HEARTBEAT`` every second; ``OBSERVE`` for each change of a card's
-  (zone, face, level, seen_by), debounced as the firmware debounces
-  (:mod:`tablesense.demo.debounce`, a port of firmware/debounce.py; the
-  camera's 0.6 confidence floor as firmware/camera.py);
+  (zone, face, level, seen_by), debounced by the firmware's own debouncer
+  (:mod:`tablesense.debounce`, the one module both run; the camera's 0.6
+  confidence floor as firmware/camera.py);
 * the last 64 frames but HELLOs kept for ``RESEND`` (as the firmware keeps
   them); a host ``ACK`` frees them.
 
@@ -44,12 +44,13 @@ import tty
 from collections import OrderedDict
 from typing import Any, Protocol
 
-from tablesense import codec
-from tablesense.demo.debounce import Debouncer
+from tablesense.debounce import Debouncer
 from tablesense.noise import POLL_NEAR_ZONES, PollNoise, Profile, poll_neighbours
+from tablesense.wire import codec
 
 SEATS = ("N", "E", "S", "W")
 CAPABILITIES = ["face", "level", "seen_by", "conf", "floor", "detached", "resend"]
+FIRMWARE = "0.4.0"  # the firmware's version (firmware/reader.py), whose debouncer it runs
 SCAN_MS = 20
 DEBOUNCE_MS = 40  # the sim firmware's default (firmware/sim/main.py)
 MIN_CONF = 0.6  # firmware/camera.py
@@ -226,7 +227,7 @@ class PySimReader:
         while not self._stop.is_set():
             mono = time.monotonic()
             if not self.configured and mono >= next_hello:
-                self._send(codec.HELLO, {"kind": "camera", "firmware": "0.2.0",
+                self._send(codec.HELLO, {"kind": "camera", "firmware": FIRMWARE,
                                          "capabilities": CAPABILITIES, "serial": self.serial})
                 next_hello = mono + HEARTBEAT_MS / 1000
             if mono >= next_beat:

@@ -24,7 +24,7 @@ seat's trick zone within 300 ms were played together). So:
 * two changes of one card are ``SAME_CARD_MS`` apart: the debounce would
   merge them, and a card turned where it lies (shown face up in the hand)
   is reported only after debounce plus hold time, 40 + 150 ms, and a scan
-  or two (firmware/debounce.py); one seat's trick arrivals
+  or two (tablesense/debounce.py); one seat's trick arrivals
   ``SAME_SEAT_TRICK_MS`` apart; a card dropped face up on the table is
   played ``EXPOSED_TO_PLAY_MS`` later at the soonest (sooner, the tracker
   would take the drop for the card crossing the table on its way to the

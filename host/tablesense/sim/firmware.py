@@ -11,9 +11,10 @@ real reader's ``/dev/ttyACM0``::
         port = tablesense.ports.open_port(r.port)
         ...
 
-The firmware imports the shared codec as ``codec``; it is copied from
-``tablesense/codec.py`` into the reader's work directory, which is on the VM's
-``MICROPYPATH`` after ``firmware/`` (the same build step a board deploy does).
+The firmware imports the modules it shares with the host (``wire``,
+``debounce``) from the reader's work directory, which is on the VM's
+``MICROPYPATH`` after ``firmware/``; ``tablesense.board.place_shared`` puts
+them there, the same build step a board deploy uses.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import tablesense.codec
+from tablesense import board
 
 SEATS = ("N", "E", "S", "W")
 SUITS = "SHDC"
@@ -48,17 +49,12 @@ class SimError(RuntimeError):
     """The simulated reader could not be started."""
 
 
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[3]
-
-
 def firmware_dir() -> Path:
-    """``$TABLESENSE_FIRMWARE`` or the repository's ``firmware/``."""
-    env = os.environ.get("TABLESENSE_FIRMWARE")
-    d = Path(env) if env else repo_root() / "firmware"
-    if not (d / "reader.py").is_file():
-        raise SimError(f"no firmware in {d} (set TABLESENSE_FIRMWARE)")
-    return d
+    """``$TABLESENSE_FIRMWARE`` or the repository's ``firmware/`` (``SimError`` if absent)."""
+    try:
+        return board.firmware_dir()
+    except board.BuildError as e:
+        raise SimError(str(e)) from e
 
 
 def find_micropython() -> str:
@@ -176,7 +172,7 @@ def start_reader(
     fw = firmware_dir()
     exe = micropython or find_micropython()
     workdir = Path(tempfile.mkdtemp(prefix=f"tablesense-sim-{seat}-"))
-    shutil.copyfile(tablesense.codec.__file__, workdir / "codec.py")
+    board.place_shared(workdir)
     argv = [exe, str(fw / "sim" / "main.py"), "--seat", seat, "--kind", kind,
             "--scan-ms", str(scan_ms), "--debounce-ms", str(debounce_ms),
             "--settle-ms", str(settle_ms), "--autostart", "1" if autostart else "0"]

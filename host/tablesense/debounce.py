@@ -1,5 +1,10 @@
 """Debouncing: a card's new state is reported only once it has held long enough.
 
+One module for the reader firmware and the Python reader simulator
+(``tablesense.demo.pysim``): it runs under MicroPython on the board and
+under CPython in the host package, so it keeps to what both run (no typing
+at run time, no ``__future__``) and imports nothing of the project's.
+
 A state is ``(zone, face, level, seen_by)``; ``conf`` jitter alone never makes
 a change. Each scan's reading of a card passes three filters:
 
@@ -43,8 +48,20 @@ the readers"). A board overrides them with ``noise.txt`` on its flash
 host's CONFIG sets ``debounce_ms`` (``ms``).
 """
 
-from cards import card_order
-from ticks import ticks_diff
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Obs = tuple[Any, ...]  # (zone, face, level, seen_by, conf)
+    State = tuple[Any, ...]  # (zone, face, level, seen_by)
+
+try:
+    from time import ticks_diff  # type: ignore[attr-defined]  # MicroPython: the wrapping ms clock
+except ImportError:  # CPython: plain ms
+
+    def ticks_diff(a: int, b: int) -> int:
+        return a - b
+
 
 GONE = ("gone", "unknown", "unknown", None)
 NO_CONF = (None,)
@@ -55,20 +72,31 @@ HOLD_SCANS = 2
 GONE_MS = 400
 MIN_CONF = 0.6
 DEAL = 13
+_SUITS = "SHDC"
+_RANKS = "AKQJT98765432"
 
 
-def tune(text):
+def deck_order(card: str) -> int:
+    """SA..C2 as 0..51, the order a scan's changes are reported in (the wire's card byte).
+
+    >>> deck_order("SA"), deck_order("HT"), deck_order("C2")
+    (0, 17, 51)
+    """
+    return _SUITS.find(card[0]) * 13 + _RANKS.find(card[1])
+
+
+def tune(text: str) -> "list[int]":
     """Apply ``noise.txt`` lines (``hold_ms 150``, ``gone_ms 400``, ``min_conf 0.6``; ``#``
     comments) to this module's defaults; return the numbers of the lines not applied."""
     global HOLD_MS, GONE_MS, MIN_CONF
-    bad = []
+    bad: list[int] = []
     for no, line in enumerate(text.split("\n"), 1):
         kv = line.split("#")[0].split()
         if not kv:
             continue
         try:
-            k, v = kv
-            v = float(v)
+            k, text_v = kv
+            v = float(text_v)
             if k == "hold_ms" and v >= 0:
                 HOLD_MS = int(v)
             elif k == "gone_ms" and v >= 0:
@@ -83,18 +111,22 @@ def tune(text):
 
 
 class Debouncer:
-    def __init__(self, ms=60, min_scans=2, gone_scans=3, gone_ms=None, hold_ms=None,
-                 min_conf=None):
+    def __init__(self, ms: int = 60, min_scans: int = 2, gone_scans: int = 3,
+                 gone_ms: "int | None" = None, hold_ms: "int | None" = None,
+                 min_conf: "float | None" = None) -> None:
         self.min_conf = MIN_CONF if min_conf is None else min_conf
         self.configure(ms, min_scans, gone_scans, gone_ms, hold_ms)
-        self.state = {}  # card -> committed state (absent = gone)
-        self._pend = {}  # card -> [state, scans, first_ms]
-        self._zones = {}  # card -> {zone: [obs, last ms, last scan, reads]}
-        self.own = {}  # card -> True: this seat's deal
+        self.state: dict[str, State] = {}  # card -> committed state (absent = gone)
+        self._pend: dict[str, list[Any]] = {}  # card -> [state, scans, first_ms]
+        # card -> {zone: [obs, last ms, last scan, reads]}; key None: [zone last read,
+        # flickering until, zone it left at its last report]
+        self._zones: dict[str, dict[str | None, list[Any]]] = {}
+        self.own: dict[str, bool] = {}  # card -> True: this seat's deal
         self.scans = 0
         self.suppressed = {"foreign": 0, "weak": 0}
 
-    def configure(self, ms, min_scans=2, gone_scans=3, gone_ms=None, hold_ms=None):
+    def configure(self, ms: int, min_scans: int = 2, gone_scans: int = 3,
+                  gone_ms: "int | None" = None, hold_ms: "int | None" = None) -> None:
         """``gone_ms`` and ``hold_ms`` None: the defaults (0 when ``ms`` is 0: no debounce)."""
         self.ms = ms
         self.min_scans = min_scans
@@ -104,7 +136,7 @@ class Debouncer:
         self.gone_ms = gone_ms
         self.hold_ms = (HOLD_MS if ms > 0 else 0) if hold_ms is None else hold_ms
 
-    def _reading(self, c, obs):
+    def _reading(self, c: str, obs: "Obs") -> "Obs | None":
         """The reading after the ownership filter (None: ignored)."""
         weak = obs[4] is not None and obs[4] < self.min_conf
         if c not in self.own:
@@ -115,12 +147,10 @@ class Debouncer:
                 self.suppressed["foreign"] += 1
                 return None
         elif weak:
-            obs = list(obs)
-            obs[4] = None  # our card, only read weakly: at face value
-            return tuple(obs)
+            return tuple(obs[:4]) + NO_CONF  # our card, only read weakly: at face value
         return obs
 
-    def _live(self, c, obs, now):
+    def _live(self, c: str, obs: "Obs | None", now: int) -> "Obs | None":
         """The card's reading through the zone hysteresis."""
         zs = self._zones.get(c)
         if zs is None:
@@ -142,7 +172,7 @@ class Debouncer:
             m[0] = z
         restless = ticks_diff(m[1], now) >= 0
         cur = self.state.get(c)
-        best = None
+        best: tuple[tuple[bool, int, int], Obs] | None = None
         for z in list(zs):
             if z is None:
                 continue
@@ -162,17 +192,18 @@ class Debouncer:
             return cur + NO_CONF  # flickering in its zone: nothing else about it changes either
         return best[1]
 
-    def _stale(self, e, now):
-        return ticks_diff(now, e[1]) > self.hold_ms and self.scans - e[2] > HOLD_SCANS
+    def _stale(self, e: "list[Any]", now: int) -> bool:
+        return bool(ticks_diff(now, e[1]) > self.hold_ms and self.scans - e[2] > HOLD_SCANS)
 
-    def update(self, now, seen, held=()):
+    def update(self, now: int, seen: "dict[str, Obs]",
+               held: "tuple[str, ...]" = ()) -> "list[tuple[str, Obs | None]]":
         """Feed one scan; returns the committed changes as [(card, obs)] in deck order.
 
         ``seen`` maps card -> (zone, face, level, seen_by, conf); cards whose
         committed zone is in ``held`` (a faulty sensor) keep their state.
         """
         self.scans += 1
-        changes = []
+        changes: list[tuple[str, Obs | None]] = []
         cards = set(seen)
         for d in (self.state, self._pend, self._zones):
             cards.update(d)
@@ -182,7 +213,7 @@ class Debouncer:
                 obs = self._reading(c, obs)
             if self.hold_ms > 0:
                 obs = self._live(c, obs, now)
-            new = GONE if obs is None else obs[:4]
+            new: State = GONE if obs is None else obs[:4]
             cur = self.state.get(c, GONE)
             if obs is None and cur[0] in held:
                 self._pend.pop(c, None)
@@ -218,5 +249,5 @@ class Debouncer:
                 changes.append((c, obs))
         if not self.state and self.own:
             self.own = {}  # the cards were gathered: the next deal is another
-        changes.sort(key=lambda ch: card_order(ch[0]))
+        changes.sort(key=lambda ch: deck_order(ch[0]))
         return changes
