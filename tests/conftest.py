@@ -245,7 +245,10 @@ class PtyReader:
 
     ``path`` is what the host opens. It keeps every frame it sent (for
     RESEND), numbers them like firmware does (one seq per frame, wrapping),
-    and decodes what the host writes back into ``received``.
+    and decodes what the host writes back into ``received``. A frame is
+    numbered and written under one lock, so frames reach the wire in seq order
+    whichever thread sends them (the test's, or this reader's own ACK of a
+    CONFIG: numbered in one order and written in the other, they made a gap).
     """
 
     def __init__(self, reader: int = 0, seq: int = 0, serial: str = "TS0001") -> None:
@@ -262,7 +265,7 @@ class PtyReader:
         self.received: list[object] = []
         self.auto_resend = True
         self.auto_ack_config = True
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
@@ -286,9 +289,9 @@ class PtyReader:
                 os.write(self.master, data)
 
     def send(self, mtype: int, fields: dict[str, object]) -> int:
-        data = self.frame(mtype, fields)
-        self.write(data)
-        return self.seq - 1 & 0xFFFF
+        with self.lock:
+            self.write(self.frame(mtype, fields))
+            return self.seq - 1 & 0xFFFF
 
     def hello(self) -> int:
         return self.send(self.codec.HELLO, {"kind": "rfid", "firmware": "1.0.0",
@@ -349,7 +352,7 @@ class PtyReader:
                 with self.lock:
                     self.received.append(f)
                 if f.mtype == self.codec.CONFIG and self.auto_ack_config:
-                    self.write(self.frame(self.codec.ACK, {"ack_seq": f.seq}))
+                    self.send(self.codec.ACK, {"ack_seq": f.seq})
                 if f.mtype == self.codec.RESEND and self.auto_resend:
                     start = f.fields["from_seq"]
                     with self.lock:

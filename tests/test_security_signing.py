@@ -220,7 +220,7 @@ class SignedPtyReader(PtyReader):
                         if f.stamp is not None and f.stamp > self.stamp:
                             self.stamp = f.stamp
                     if self.auto_ack_config:
-                        self.write(self.frame(c.ACK, {"ack_seq": f.seq}))
+                        self.send(c.ACK, {"ack_seq": f.seq})
                 if f.mtype == c.RESEND and self.auto_resend and self.key is not None:
                     start = f.fields["from_seq"]
                     with self.lock:
