@@ -19,11 +19,9 @@ from tablesense.events import parse_event
 from tablesense.laws import CODES
 from tablesense.wire import codec
 
-# the contract's worked example (../shared/spec/examples), kept here so CI needs no shared/
-EXAMPLE = Path(__file__).parent / "data" / "contract-minor-penalty-card.jsonl"
+# the contract's worked example (docs/contract.md, "The example journal")
+EXAMPLE = Path(__file__).parent / "contract" / "minor-penalty-card.jsonl"
 REPO = Path(__file__).resolve().parent.parent
-if not EXAMPLE.exists():
-    EXAMPLE = REPO / "examples" / "minor-penalty-card.jsonl"
 
 
 def config(tmp_path: Path, port: int, readers: dict[str, str], **extra: Any) -> Config:

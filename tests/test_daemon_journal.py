@@ -13,8 +13,8 @@ from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.tables import TableRuntime
 from tablesense.daemon.topics import Topics
 
-# the contract's worked example (../shared/spec/examples), kept here so CI needs no shared/
-EXAMPLE = Path(__file__).parent / "data" / "contract-minor-penalty-card.jsonl"
+# the contract's worked example (docs/contract.md, "The example journal")
+EXAMPLE = Path(__file__).parent / "contract" / "minor-penalty-card.jsonl"
 
 
 def obs(t: int) -> dict[str, object]:

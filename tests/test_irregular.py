@@ -74,7 +74,7 @@ def test_each_irregularity_is_injected_under_every_code(kind: str) -> None:
 
 
 def test_irregularities_show_in_the_journal() -> None:
-    """Spot checks of the shapes of domain.md: a revoke corrected goes back from the trick
+    """Spot checks of the shapes of docs/contract.md: a revoke corrected goes back from the trick
     to the hand; cards played together arrive 50 ms apart; a refused lead gets its
     ``decide``; a premature card is one more trick arrival before its turn."""
     def events(kind: str, code: str = "duplicate-2017") -> list[dict[str, object]]:

@@ -1,5 +1,5 @@
 """``tablesense replay``: deterministic bytes, errors that name line and field,
-``--strict``, ``--code``, and exit statuses (domain.md's journal section)."""
+``--strict``, ``--code``, and exit statuses (docs/contract.md, "The journal")."""
 
 from __future__ import annotations
 

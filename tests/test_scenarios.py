@@ -1,6 +1,6 @@
 """Golden scenarios: every journal under tests/scenarios/<code>/ replays to exactly the
-rulings stored beside it (all fields but the free-prose ``text``), and the contract's own
-worked examples in ../shared/spec/examples replay to theirs."""
+rulings stored beside it (all fields but the free-prose ``text``). The contract's own
+example (tests/contract/) is test_contract.py's."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ from tablesense.replay import replay_lines
 HERE = Path(__file__).parent
 SCENARIOS = sorted(p for p in (HERE / "scenarios").glob("*/*.jsonl")
                    if not p.name.endswith(".rulings.jsonl"))
-CONTRACT = HERE.parent.parent / "shared" / "spec" / "examples"
-EXAMPLES = sorted(p for p in CONTRACT.glob("*.jsonl") if not p.name.endswith(".rulings.jsonl"))
 
 
 def rulings_of(journal: Path) -> tuple[list[dict[str, object]], list[str]]:
@@ -45,16 +43,6 @@ def test_scenario_replays_to_its_rulings(journal: Path) -> None:
     assert without_prose(got) == without_prose(expected_of(journal))
     for r in got:
         assert isinstance(r["text"], str) and len(r["text"]) > 20
-
-
-@pytest.mark.skipif(not EXAMPLES, reason="../shared/spec/examples not beside the checkout")
-@pytest.mark.parametrize("journal", EXAMPLES, ids=lambda p: p.stem)
-def test_contract_example(journal: Path) -> None:
-    got, errors = rulings_of(journal)
-    assert errors == []
-    want = expected_of(journal)
-    strip = [{k: v for k, v in r.items() if k not in ("text", "citation")} for r in want]
-    assert [{k: v for k, v in r.items() if k not in ("text", "citation")} for r in got] == strip
 
 
 def test_every_scenario_has_rulings_file() -> None:

@@ -1,4 +1,4 @@
-"""Seats, cards, suits and calls: the vocabulary of domain.md, with canonical forms.
+"""Seats, cards, suits and calls: the vocabulary of docs/contract.md, with canonical forms.
 
 >>> parse_card("10h")
 'HT'

@@ -1,4 +1,4 @@
-"""Reading journals: one JSON object a line (domain.md), with errors that name
+"""Reading journals: one JSON object a line (docs/contract.md), with errors that name
 the file, the line number and the field.
 
 Lines of type ``rejected`` (commands the daemon refused, kept for the record)

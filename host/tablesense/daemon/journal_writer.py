@@ -1,7 +1,7 @@
 """Appending a table's journal: every event, before the engine sees it.
 
 One file per table, ``<journal dir>/<table>.jsonl``, one JSON object a line
-in domain.md's format (``{"v":1,"t":..,"type":..,...}``). ``t`` never goes
+in the contract's format (docs/contract.md) (``{"v":1,"t":..,"type":..,...}``). ``t`` never goes
 backwards: the writer keeps it monotonic even if the wall clock steps back.
 
 Besides events, the daemon writes one kind of line the engine never sees:

@@ -220,7 +220,7 @@ class TableRuntime:
         """A command from ``<base>/<table>/cmd``; returns the response object.
 
         ``trusted`` (in-process sources only: a dealing machine's adapter, the
-        demo) also admits the event types that domain.md does not list as
+        demo) also admits the event types that docs/contract.md does not list as
         commands, such as ``dealt``; never observations, which come from readers.
         ``by`` is the sender's broker login (``.../cmd/by/<user>``, topics.py),
         journaled with the command (and with a rejected one) as ``"by"``; a

@@ -1,4 +1,4 @@
-"""The MQTT topic tree of domain.md ("On MQTT"), under a configurable base.
+"""The MQTT topic tree of docs/contract.md ("MQTT"), under a configurable base.
 
 Only names live here (no paho), so the core and the tests build topics the
 same way the publisher does.
@@ -63,7 +63,7 @@ class Topics:
         return f"{self.base}/{table}/cmd"
 
     def cmd_response(self, table: str) -> str:
-        """Where a command's outcome goes (not fixed by domain.md; an addition)."""
+        """Where a command's outcome goes (docs/contract.md, "MQTT")."""
         return f"{self.base}/{table}/cmd/response"
 
     def table_of_cmd(self, topic: str) -> str | None:

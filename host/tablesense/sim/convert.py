@@ -1,6 +1,6 @@
 """A journal becomes a simulated table: per-seat reader scenarios plus the commands.
 
-A journal (domain.md) records what the host made of a board: ``observe``
+A journal (docs/contract.md) records what the host made of a board: ``observe``
 events from the four readers, and the events that come from elsewhere
 (``board``, ``dealt``, ``call``, ``claim``, ``decide`` ...). To run that board
 through the real firmware (``tablesense.sim.firmware``), the observations
@@ -15,7 +15,7 @@ test (or the table builder, or the demo) gives the daemon at the same moment::
     for t, cmd in plan.commands:       # t: ms after the readers booted
         ...
 
-Conventions the conversion keeps (domain.md, hardware/README.md):
+Conventions the conversion keeps (docs/contract.md, hardware/README.md):
 
 * **The deal.** A journal whose ``dealt`` names the hands need not observe
   them; the readers do see them, so each seat's 13 cards are put in its

@@ -1,6 +1,6 @@
 // The director's dashboard: MQTT over WebSockets straight to the broker.
 //
-// Reads (domain.md "On MQTT"; the state payload in docs/dashboard.md):
+// Reads (docs/contract.md "MQTT"; the state payload in docs/dashboard.md):
 // <base>/bridge/state, <base>/+/state (retained board state with its table
 // view), <base>/+/readers/+ (retained reader health), <base>/+/alert (rulings,
 // QoS 1, at least once: de-duplicated by id) and <base>/+/cmd/response.
