@@ -1,6 +1,6 @@
 """Seats, cards, suits and calls: the vocabulary of docs/contract.md, with canonical forms.
 
->>> parse_card("10h")
+>>> parse_card("h10")
 'HT'
 >>> partner("N"), lho("N"), rho("N")
 ('S', 'E', 'W')

@@ -108,7 +108,7 @@ class Verdict:
 def verify(deck: Deck, tags: Iterable[Tag]) -> Verdict:
     """Compare the tags a reader saw (what is written in them) with the deck file.
 
-    >>> d = parse("# deck 3\n04000000000001 SA\n")
+    >>> d = parse("# deck 3\\n04000000000001 SA\\n")
     >>> v = verify(d, [Tag("04000000000001", "SA", 3, True), Tag("04000000000002", "SA", 3, True),
     ...                Tag("04000000000003", "HK", 4, True)])
     >>> len(v.missing), v.duplicates, [t.uid for t in v.foreign], [t.uid for t in v.mismatched]

@@ -13,10 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from script import DEAL, Script
+from script import DEAL, Script, output_dir
 
 CODE = "duplicate-2017"
-OUT = Path(__file__).parent / CODE
 SCENARIOS: dict[str, Callable[[], Script]] = {}
 DUMMY = [c for c in DEAL["S"] if c != "CA"]
 
@@ -456,10 +455,11 @@ def draw_for_seats_no_incident() -> Script:
 
 
 def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
+    out = output_dir(CODE)
+    out.mkdir(parents=True, exist_ok=True)
     for name, make in SCENARIOS.items():
-        make().write(OUT / f"{name}.jsonl")
-    print(f"wrote {len(SCENARIOS)} journals to {OUT}")
+        make().write(out / f"{name}.jsonl")
+    print(f"wrote {len(SCENARIOS)} journals to {out}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from script import DEAL, Script
+from script import DEAL, Script, output_dir
 
 CODE = "portland-1904"
 SCENARIOS: dict[str, Callable[[str], Script]] = {}
@@ -480,7 +480,7 @@ def redeal_then_exposed_in_deal(code: str) -> Script:
 
 
 def main(code: str = CODE, scenarios: dict[str, Callable[[str], Script]] | None = None) -> None:
-    out = Path(__file__).parent / code
+    out = output_dir(code)
     out.mkdir(parents=True, exist_ok=True)
     todo = SCENARIOS if scenarios is None else scenarios
     for name, make in todo.items():

@@ -11,6 +11,7 @@ cards of one gesture (a dummy being spread, a hand thrown).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,15 @@ DEAL = {
     "S": ["S9", "S8", "S7", "S5", "S3", "HJ", "HT", "H2", "DQ", "DT", "CA", "CQ", "C2"],
     "W": ["SA", "SQ", "S4", "HK", "H9", "H8", "H5", "D9", "D8", "D7", "D4", "D3", "CJ"],
 }
+
+
+def output_dir(code: str) -> Path:
+    """Where a generator writes ``code``'s journals: ``tests/scenarios/<code>/``, or
+    ``DIR/<code>/`` with ``--out DIR`` (tests/test_scenario_generators.py re-runs them)."""
+    root = Path(__file__).parent
+    if "--out" in sys.argv[1:]:
+        root = Path(sys.argv[sys.argv.index("--out") + 1])
+    return root / code
 
 
 class Script:

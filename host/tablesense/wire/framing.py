@@ -136,8 +136,9 @@ class Deframer:
 
     >>> d = Deframer({"truncated": 0, "oversize": 0, "bad_crc": 0, "garbage_bytes": 0,
     ...               "resyncs": 0})
-    >>> [(raw.hex(), at) for raw, at in d.feed(b"\\x07junk" + pack_frame(1, 0, 2, 3, 18, b""))]
-    [('010002030012', 6)]
+    >>> noise, (raw, at) = d.feed(b"\\x07junk" + pack_frame(1, 0, 2, 3, 18, b""))
+    >>> noise.kind, raw.hex(), at
+    ('garbage_bytes', '010002030012', 5)
     >>> d.counters["garbage_bytes"], d.counters["resyncs"]
     (5, 1)
     """

@@ -11,7 +11,7 @@ is one new row, plus its type number.
 
 >>> payload = encode_payload(CALL, {"seat": "W", "call": "3n", "t": 4})
 >>> payload.hex()
-'030d04000000'
+'031104000000'
 >>> decode_payload(CALL, payload)
 {'seat': 'W', 'call': '3N', 't': 4}
 """
