@@ -214,11 +214,12 @@ class SignedPtyReader(PtyReader):
                 if not isinstance(f, c.Frame):
                     continue
                 with self.lock:
+                    # a CONFIG's stamp is adopted before the CONFIG shows in received: a
+                    # test that saw it may send at once, and must not sign with a stale stamp
+                    if f.mtype == c.CONFIG and f.stamp is not None and f.stamp > self.stamp:
+                        self.stamp = f.stamp
                     self.received.append(f)
                 if f.mtype == c.CONFIG:
-                    with self.lock:
-                        if f.stamp is not None and f.stamp > self.stamp:
-                            self.stamp = f.stamp
                     if self.auto_ack_config:
                         self.send(c.ACK, {"ack_seq": f.seq})
                 if f.mtype == c.RESEND and self.auto_resend and self.key is not None:
