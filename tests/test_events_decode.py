@@ -139,11 +139,11 @@ def test_the_dict_fast_path_is_the_field_by_field_parser(line: str) -> None:
 
 
 def test_reader_observations_journal_as_the_object_path_does(tmp_path) -> None:
-    from tablesense import codec
     from tablesense.daemon.journal_writer import JournalWriter
     from tablesense.daemon.outbox import Outbox
     from tablesense.daemon.tables import TableRuntime
     from tablesense.daemon.topics import Topics
+    from tablesense.wire import codec
 
     def runtime(name: str) -> TableRuntime:
         rt = TableRuntime("1", None, JournalWriter(tmp_path / f"{name}.jsonl", "never"),

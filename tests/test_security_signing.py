@@ -219,9 +219,8 @@ class SignedPtyReader(PtyReader):
                     if f.mtype == c.CONFIG and f.stamp is not None and f.stamp > self.stamp:
                         self.stamp = f.stamp
                     self.received.append(f)
-                if f.mtype == c.CONFIG:
-                    if self.auto_ack_config:
-                        self.send(c.ACK, {"ack_seq": f.seq})
+                if f.mtype == c.CONFIG and self.auto_ack_config:
+                    self.send(c.ACK, {"ack_seq": f.seq})
                 if f.mtype == c.RESEND and self.auto_resend and self.key is not None:
                     start = f.fields["from_seq"]
                     with self.lock:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from tablesense.demo.debounce import Debouncer
+from tablesense.debounce import Debouncer
 from tablesense.demo.pysim import DEBOUNCE_MS, PySimReader
 from tablesense.vision import geometry as g
 from tablesense.vision.fuse import Fuser
