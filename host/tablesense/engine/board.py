@@ -271,6 +271,14 @@ class Board:
                 self.turn = lho(self.trick[-1][0])
         return True
 
+    def set_aside_trick(self) -> None:
+        """An incomplete trick the table has quitted: its cards stay played, the trick
+        is not counted (the engine could not place all four; the director decides)."""
+        for seat, _ in self.trick:
+            self.withdrawn.pop(seat, None)
+        self.trick = []
+        self.quitted = True
+
     def accept_lead(self, seat: str) -> None:
         """A lead out of turn stands: ``seat`` leads the trick (the last one is quitted)."""
         if self.trick_complete():

@@ -107,6 +107,7 @@ class Engine:
         self.waiting_lead: tuple[str, str] | None = None  # an early lead that will stand
         self._turned: dict[str, str] = {}  # uncounted cards turned face down: card -> seat
         self._free_lead = False  # after a resync emptied the trick: the next lead stands
+        self._short: tuple[int, int] = (-1, -1)  # a trick quitted short, waiting for a card
         self._taken_back: set[str] = set()  # taken back by a decision, still in a trick zone
         self._in_trick_zone: set[str] = set()  # last sensed in a trick zone, not yet played
         self._swept: tuple[object, ...] = ()
@@ -329,6 +330,7 @@ class Engine:
         self.waiting_play = {}
         self.waiting_lead = None
         self._turned = {}
+        self._short = (-1, -1)
         self._taken_back = set()
         self._in_trick_zone = set()
         self._free_lead = False
@@ -629,9 +631,9 @@ class Engine:
             plan.append((seat, cards[0]))
             seat = lho(seat)
         if len(b.trick) + len(plan) < 4:
-            self._out_of_step(
-                f"The trick was turned face down with {len(b.trick) + len(plan)} cards that "
-                "the engine can place, not four.", o.t)
+            # A reader may report the missing card late: wait for it until the next
+            # trick's first card shows that it is not coming (_close_trick).
+            self._short = (b.number, len(b.tricks))
             return
         forced: list[tuple[str, str]] = []
         for seat, card in plan:
@@ -722,6 +724,17 @@ class Engine:
             seat = nxt if nxt in order else order[0]
             order.remove(seat)
             if self._free_lead and not b.trick and b.phase in ("lead", "play"):
+                self._free_lead = False
+                b.accept_lead(seat)
+            if (self._short == (b.number, len(b.tricks)) and not b.trick_complete()
+                    and any(s == seat for s, _ in b.trick)):
+                # The trick was quitted short and its missing card never came: the next
+                # trick has begun. Follow the table: that trick is set aside.
+                self._out_of_step(
+                    f"The trick was turned face down with {len(b.trick)} cards that the "
+                    "engine can place, not four, and the next trick has begun.",
+                    by_seat[seat][0].t)
+                b.set_aside_trick()
                 self._free_lead = False
                 b.accept_lead(seat)
             obs = by_seat[seat]
