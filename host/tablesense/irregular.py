@@ -347,6 +347,19 @@ class _Table(_Sim):
         if self.defender(f.seat):  # 2017 Law 62B1 major penalty card; old codes: exposed
             self.owed[f.seat].append(f.card)
             self.major.add(f.card)
+        # 2017 Law 62C1 (and the old codes' like rule): a non-offender who played after
+        # the revoke may take his card back and play another
+        for i in range(idx + 1, len(self.trick)):
+            s, c = self.trick[i]
+            others = [x for x in self.legal(s, led) if x in self.hands[s] and x != c]
+            if side(s) == side(f.seat) or not others or self.owed[s] or self.rng.random() < 0.6:
+                continue
+            self.put_back(s, c)
+            del self.trick[i]
+            other = self.rng.choice(others)
+            self.play(s, other)
+            self.trick.insert(i, (s, other))
+            self.notes[-1] += f"; {s} took back {c} and played {other}"
 
     # -- irregularities -----------------------------------------------------------------
     def _due(self, trick_no: int) -> list[_Plan]:
@@ -399,6 +412,10 @@ class _Table(_Sim):
             p.done = True
 
     def _show(self, p: _Plan, trick_no: int, seat: str) -> None:
+        if self.trick and not self.owed[seat] and self.defender(seat) and (
+                self.rng.random() < 0.5):
+            self._show_before_play(p, trick_no, seat)
+            return
         played = [s for s, _ in self.trick if self.defender(s) and len(self.hands[s]) > 1]
         if not played:
             return
@@ -409,6 +426,22 @@ class _Table(_Sim):
         self.owe(who, card, major=is_honour(card), on_table=True)
         self.note(p.kind, f"{who} showed {card} to partner after playing to trick "
                   f"{trick_no + 1}, then put it face up on the table")
+        p.done = True
+
+    def _show_before_play(self, p: _Plan, trick_no: int, seat: str) -> None:
+        """A defender about to play holds a card so his partner sees it, a card he may
+        play to this trick, then puts it face up and plays it (2017 Law 45C1: deemed
+        played to the trick in progress)."""
+        led = suit(self.trick[0][1])
+        pool = [c for c in self.legal(seat, led) if c in self.hands[seat]]
+        if len(self.hands[seat]) < 2 or not pool:
+            return
+        card = self.rng.choice(pool)
+        self.obs(seat, card, "hand", seen_by=[partner(seat)])
+        self.obs(seat, card, "table")
+        self.owe(seat, card, major=is_honour(card), on_table=True)
+        self.note(p.kind, f"{seat} showed {card} to partner before playing to trick "
+                  f"{trick_no + 1}, put it face up, then played it")
         p.done = True
 
     def _penalty_not_played(self, p: _Plan, trick_no: int, seat: str) -> str | None:
