@@ -92,9 +92,16 @@ class Play2017(LawCode):
         if p in tv.ob.pending:
             tv.ob.pending.remove(p)
         tv.do(Answered(p.ruling), t)
+        # Cards counted meanwhile as the start of another trick (the proper leader led
+        # too) follow the accepted lead: each is played at its seat's turn.
+        before = [] if b.trick_complete() else list(b.trick)
+        for seat, card in before:
+            tv.do(TakeBack(seat, card, keep_place=False), t)
         tv.do(AcceptLead(p.seat, p.cards[0]), t)
         if p.opening and b.phase == "lead":
             tv.do(OpeningLeadFaced(), t)
+        for seat, card in before:
+            tv.do(PlayAtTurn(seat, card), t)
 
     # -- cards arriving in a trick zone ------------------------------------------------
     def arrival(self, tv: TableView, seat: str, o: Observe) -> None:
