@@ -117,3 +117,15 @@ def test_out_of_step_is_a_director_matter_never_a_penalty() -> None:
                if line.startswith("| `out-of-step` |"))
     assert "severity `director`" in row and "never a penalty" in row
     assert "out-of-step" in vocab.KINDS
+
+
+def test_the_wire_speaks_the_contract_s_words() -> None:
+    """The wire package runs on the board, so it cannot import vocab.py (typing): its code
+    tables (the index is the byte on the wire) hold the same words."""
+    from tablesense import cards
+    from tablesense.wire import codec
+
+    assert codec.SEATS == vocab.SEATS == cards.SEATS
+    assert set(codec.ZONES) == set(vocab.ZONES)
+    assert set(codec.FACES) == set(vocab.FACES)
+    assert set(codec.LEVELS) == set(vocab.LEVELS)

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from typing import Final
 
-SEATS: Final = ("N", "E", "S", "W")
+from tablesense import vocab
+
+# the one definition of the seats (vocab), in play order; typed as str for the callers
+# that still pass plain strings (the engine, the events)
+SEATS: Final[tuple[str, ...]] = vocab.SEATS
 SUITS: Final = ("S", "H", "D", "C")
 RANKS: Final = ("A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2")
 HONOURS: Final = frozenset("AKQJT")

@@ -12,7 +12,9 @@ import argparse
 import sys
 from typing import Any
 
-SEATS = ("N", "E", "S", "W")
+from tablesense import vocab
+
+SEATS: tuple[str, ...] = vocab.SEATS
 
 
 def register(sub: Any) -> None:

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablesense import vocab
 from tablesense.engine.sensing import Tuning
 
 CONFIG_VERSION = 1
-SEATS = ("N", "E", "S", "W")
+SEATS: tuple[str, ...] = vocab.SEATS
 FSYNC_POLICIES = ("always", "event", "interval", "never")
 
 

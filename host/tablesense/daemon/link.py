@@ -46,6 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from tablesense import vocab
 from tablesense.daemon.sequence import Sequencer
 from tablesense.daemon.trust import trusted
 from tablesense.ports import Port, PortError, open_port, port_fileno, read_ready
@@ -227,7 +228,8 @@ class ReaderLink:
         self.seq = Sequencer(self.s.resend_timeout_ms)
         self._tx_seq = 0
         # until the reader tells its own
-        self._reader_id = "NESW".index(self.seats[0]) + 1 if self.seats[0] in "NESW" else 1
+        self._reader_id = (vocab.SEATS.index(self.seats[0]) + 1
+                           if self.seats[0] in vocab.SEATS else 1)
         self._config_seq: int | None = None  # a CONFIG waiting for the reader's ACK
         self._config_at = 0
         self._delivered: int | None = None  # seq of the last frame delivered in order

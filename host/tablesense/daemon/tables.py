@@ -34,7 +34,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -58,10 +58,13 @@ from tablesense.events import (
 )
 from tablesense.journal import JournalError, read_journal
 from tablesense.laws import CODES
+from tablesense.vocab import Kind, Severity
 
 log = logging.getLogger("tablesense.table")
 
-ALERT_SEVERITIES = ("penalty", "director")
+ALERT_SEVERITIES: tuple[Severity, ...] = ("penalty", "director")
+# Alerts the daemon raises that are not rulings (docs/contract.md, "Alerts of the daemon").
+DaemonKind = Literal["journal-failed", "reader-spoofed"]
 JOURNAL_ALERT_INTERVAL_MS = 60_000
 SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
 _SEATS, _CARDS = frozenset(SEATS), frozenset(ALL_CARDS)
@@ -404,18 +407,11 @@ class TableRuntime:
                 JOURNAL_ALERT_INTERVAL_MS:
             return
         self._journal_alerted = t
-        snap = self.engine.snapshot()
-        alert: dict[str, Any] = {
-            "v": 1, "id": f"{self.name}-journal-failed-{t}", "table": self.name,
-            "board": snap.get("board"), "code": snap.get("code"), "phase": snap.get("phase"),
-            "offender": None, "cards": [], "kind": "journal-failed", "options": [],
-            "citation": "", "severity": "director", "reason": exc.strerror or str(exc),
-            "text": f"The journal of table {self.name} cannot be written ({self.journal.path}: "
-                    f"{exc.strerror or exc}). Rulings go on, but a restart now would lose "
-                    f"them: free the disk.",
-            "t": t,
-        }
-        alert = {k: v for k, v in alert.items() if v is not None}
+        alert = self._director_alert(
+            f"{self.name}-journal-failed-{t}", "journal-failed", t,
+            f"The journal of table {self.name} cannot be written ({self.journal.path}: "
+            f"{exc.strerror or exc}). Rulings go on, but a restart now would lose them: "
+            "free the disk.", reason=exc.strerror or str(exc))
         if self._enqueue(alert["id"], dumps(alert)):
             self.kick()
 
@@ -464,19 +460,26 @@ class TableRuntime:
         log.warning("event=command-rejected table=%s field=%s error=%r", self.name, field, error)
         return {"ok": False, "req": req, "field": field, "error": error}
 
+    def _director_alert(self, ident: str, kind: Kind | DaemonKind, t: int, text: str,
+                        **extra: str) -> dict[str, Any]:
+        """An alert the daemon raises itself (severity director; docs/contract.md, "Alerts
+        of the daemon"): ``ident`` is its stable id, ``extra`` its ``reader``/``reason``."""
+        snap = self.engine.snapshot()
+        severity: Severity = "director"
+        alert: dict[str, Any] = {
+            "v": 1, "id": ident, "table": self.name, "board": snap.get("board"),
+            "code": snap.get("code"), "phase": snap.get("phase"), "cards": [], "kind": kind,
+            "options": [], "citation": "", "severity": severity, **extra, "text": text, "t": t,
+        }
+        return {k: v for k, v in alert.items() if v is not None}
+
     def reader_offline_alert(self, seat: str, reason: str, t: int) -> None:
         """The daemon's own ``reader-offline`` alert (severity director), stable id."""
-        snap = self.engine.snapshot()
-        alert: dict[str, Any] = {
-            "v": 1, "id": f"{self.name}-reader-{seat}-{t}", "table": self.name,
-            "board": snap.get("board"), "code": snap.get("code"), "phase": snap.get("phase"),
-            "offender": None, "cards": [], "kind": "reader-offline", "options": [],
-            "citation": "", "severity": "director", "reader": seat, "reason": reason,
-            "text": f"{SEAT_NAMES.get(seat, seat)}'s reader at table {self.name} stopped "
-                    f"answering ({reason}); its cards are not being sensed until it is back.",
-            "t": t,
-        }
-        alert = {k: v for k, v in alert.items() if v is not None}
+        alert = self._director_alert(
+            f"{self.name}-reader-{seat}-{t}", "reader-offline", t,
+            f"{SEAT_NAMES.get(seat, seat)}'s reader at table {self.name} stopped answering "
+            f"({reason}); its cards are not being sensed until it is back.",
+            reader=seat, reason=reason)
         if self.outbox.enqueue(alert["id"], self.topics.alert(self.name), dumps(alert)):
             self.counters["alerts"] += 1
             log.warning("event=alert table=%s id=%s kind=reader-offline", self.name, alert["id"])
@@ -486,19 +489,12 @@ class TableRuntime:
         """``reader-spoofed`` (severity director): frames on a reader's line that its
         key did not sign (``reason``: ``bad_signature`` or ``unsigned``). The link
         dropped them, and asks for this at most once a minute per reader."""
-        snap = self.engine.snapshot()
         what = "Frames with a forged signature" if reason == "bad_signature" else "Unsigned frames"
-        alert: dict[str, Any] = {
-            "v": 1, "id": f"{self.name}-reader-{seat}-spoofed-{t}", "table": self.name,
-            "board": snap.get("board"), "code": snap.get("code"), "phase": snap.get("phase"),
-            "offender": None, "cards": [], "kind": "reader-spoofed", "options": [],
-            "citation": "", "severity": "director", "reader": seat, "reason": reason,
-            "text": f"{what} arrived on {SEAT_NAMES.get(seat, seat)}'s reader line at table "
-                    f"{self.name} and were dropped: a reader without its key, or a device "
-                    "spoofing it. Check the reader and its cable.",
-            "t": t,
-        }
-        alert = {k: v for k, v in alert.items() if v is not None}
+        alert = self._director_alert(
+            f"{self.name}-reader-{seat}-spoofed-{t}", "reader-spoofed", t,
+            f"{what} arrived on {SEAT_NAMES.get(seat, seat)}'s reader line at table "
+            f"{self.name} and were dropped: a reader without its key, or a device spoofing "
+            "it. Check the reader and its cable.", reader=seat, reason=reason)
         if self.outbox.enqueue(alert["id"], self.topics.alert(self.name), dumps(alert)):
             self.counters["alerts"] += 1
             log.warning("event=alert table=%s id=%s kind=reader-spoofed reason=%s",

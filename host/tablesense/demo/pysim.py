@@ -44,11 +44,12 @@ import tty
 from collections import OrderedDict
 from typing import Any, Protocol
 
+from tablesense import vocab
 from tablesense.debounce import Debouncer
 from tablesense.noise import POLL_NEAR_ZONES, PollNoise, Profile, poll_neighbours
 from tablesense.wire import codec
 
-SEATS = ("N", "E", "S", "W")
+SEATS: tuple[str, ...] = vocab.SEATS
 CAPABILITIES = ["face", "level", "seen_by", "conf", "floor", "detached", "resend"]
 FIRMWARE = "0.4.0"  # the firmware's version (firmware/reader.py), whose debouncer it runs
 SCAN_MS = 20

@@ -51,10 +51,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablesense import vocab
 from tablesense.engine.sensing import Tuning
 from tablesense.robots import MISHAPS, Board
 
-SEATS = ("N", "E", "S", "W")
+SEATS: tuple[str, ...] = vocab.SEATS
 ROBOT_STEP_MS = 1500
 START_MS = 1500
 HOST_TO_HOST_MS = 25

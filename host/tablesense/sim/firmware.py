@@ -32,9 +32,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tablesense import board
+from tablesense import board, vocab
 
-SEATS = ("N", "E", "S", "W")
+SEATS: tuple[str, ...] = vocab.SEATS
 SUITS = "SHDC"
 RANKS = "AKQJT98765432"
 # What the firmware's RFID scanner reports (firmware/zones.py): it must stay in step.
