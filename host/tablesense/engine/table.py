@@ -146,10 +146,13 @@ class Engine:
     def flush(self) -> list[Ruling]:
         """Close every open incident (end of a journal); a conflict still open counts."""
         self._advance(self.now + 10**9)
+        self._sweep(self.now)
         return self._take()
 
     def tick(self, now: int) -> list[Ruling]:
         """Time has passed without events: close the incidents whose window is over."""
+        # No sweep here: a card counted at its turn is counted at the next event, in a
+        # daemon that ticks and in the replay of its journal alike.
         self._advance(now)
         return self._take()
 
@@ -344,8 +347,11 @@ class Engine:
             b.move("setup")
             b.reset_deal()
             self._new_deal()
-        elif b.dealt:
+        elif b.dealt or e.step in ("draw", "shuffle"):
+            # A new round of the setup (a redeal, a new shuffle): nothing sensed or owed in
+            # the aborted one carries over, card positions and the code's state included.
             b.reset_deal()
+            self._new_deal()
         b.step = e.step
 
     def _seed_positions(self, hands: dict[str, tuple[str, ...]], t: int) -> None:
