@@ -248,6 +248,9 @@ def test_viewer_sees_but_cannot_act(room: Room, browser: Any) -> None:
     page.wait_for_selector(".alerts .alert", timeout=10_000)
     assert page.locator(".alerts .alert .actions").first.is_hidden()
     assert page.locator(".alerts .btn-option:visible").count() == 0
+    page.locator('.table-card[data-table="1"]').click()
+    page.wait_for_selector("#tv .tv-n .hc >> nth=12")
+    assert page.locator("#tv .tv-dd button").is_hidden()  # double dummy: directors only
     page.screenshot(path=str(OUT / "dashboard-viewer.png"), full_page=True)
     assert page.errors == []
     page.context.close()
@@ -351,3 +354,46 @@ def test_dashboard_port_taken_is_a_clear_error(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert f"port {port} on 127.0.0.1 is in use" in out.stderr
     assert "t.toml" in out.stderr
+
+
+def test_the_daemons_documents_need_a_broker_login(room: Room) -> None:
+    import base64
+    import urllib.error
+    import urllib.request
+
+    def get(path: str, auth: tuple[str, str] | None = None,
+            cookie: str | None = None) -> tuple[int, dict[str, str], bytes]:
+        req = urllib.request.Request(room.url + path)
+        if auth:
+            req.add_header("Authorization",
+                           "Basic " + base64.b64encode(":".join(auth).encode()).decode())
+        if cookie:
+            req.add_header("Cookie", cookie)
+        try:
+            with urllib.request.urlopen(req, timeout=20) as r:
+                return r.status, dict(r.headers), r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, dict(e.headers), e.read()
+
+    room.start_board()
+    assert wait(lambda: "1" in room.daemon.states)
+    for path in ("record.json", "dd.json?table=1", "report.html"):
+        status, _, body = get(path)
+        assert status == 401 and b"log in on the dashboard first" in body, path
+    status, _, body = get("session", ("director", "wrong"))
+    assert status == 200 and json.loads(body) == {"ok": False,
+                                                  "error": "the broker refused the login"}
+    cookies = {}
+    for user in ("viewer", "director"):
+        status, headers, body = get("session", (user, USERS[user]))
+        assert json.loads(body) == {"ok": True, "user": user, "role": user}
+        set_cookie = headers["Set-Cookie"]
+        assert "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie
+        cookies[user] = set_cookie.split(";", 1)[0]
+    assert get("record.json", cookie=cookies["viewer"])[0] == 200
+    status, _, body = get("dd.json?table=1", cookie=cookies["viewer"])
+    assert status == 403 and b"viewer is a viewer" in body
+    status, _, body = get("dd.json?table=1", cookie=cookies["director"])
+    assert status == 200 and json.loads(body)["ok"] is True
+    assert get("session?logout=1", cookie=cookies["director"])[0] == 200
+    assert get("dd.json?table=1", cookie=cookies["director"])[0] == 401

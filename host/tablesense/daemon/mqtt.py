@@ -27,6 +27,7 @@ import ssl
 import threading
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
@@ -268,3 +269,60 @@ class Publisher:
                     self._inflight[info.mid] = m.seq
                     self.inflight_peak = max(self.inflight_peak, len(self._inflight))
                 self._handed = m.seq
+
+
+def broker_login(url: str, base: str, username: str, password: str,
+                 timeout: float = 5.0) -> str | None:
+    """Log in as ``username`` to the broker at ``url`` (the dashboard's
+    ``ws://`` or ``wss://`` URL, the one the page logs in to): None if the
+    broker refuses the login, else what its ACL lets him do: ``"director"``
+    when it lets him send commands under his name, ``"viewer"`` otherwise.
+
+    The dashboard's documents (daemon/api.py) are given to a broker login, as
+    the page's MQTT is: the broker stays the one place where users and
+    passwords live. The question asked is the page's own (dashboard.js,
+    ``probeRole``): a QoS 1 command, MQTT v5, to the table ``~role`` that does
+    not exist, on ``<base>/~role/cmd/by/<login>``; PUBACK "not authorized"
+    (0x87) means a viewer. The daemon answers it "no table here".
+    """
+    u = urlsplit(url)
+    if u.scheme not in ("ws", "wss") or not u.hostname:
+        raise ValueError(f"expected a ws:// or wss:// URL, got {url!r}")
+    done = threading.Event()
+    result: dict[str, Any] = {}
+
+    def on_connect(c: mqtt.Client, ud: Any, f: Any, rc: ReasonCode, p: Any) -> None:
+        result["rc"] = rc
+        if rc.is_failure:
+            done.set()
+            return
+        info = c.publish(f"{base}/~role/cmd/by/{username}", b'{"type":"whoami"}', qos=1)
+        result["mid"] = info.mid
+
+    def on_publish(c: mqtt.Client, ud: Any, mid: int, rc: ReasonCode, p: Any) -> None:
+        if mid == result.get("mid"):
+            result["pub"] = rc
+            done.set()
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                         transport="websockets")
+    client.ws_set_options(path=u.path or "/")
+    client.username_pw_set(username, password)
+    if u.scheme == "wss":
+        client.tls_set()
+    client.on_connect = on_connect
+    client.on_publish = on_publish
+    try:
+        client.connect_async(u.hostname, u.port or (443 if u.scheme == "wss" else 80),
+                             keepalive=10)
+        client.loop_start()
+        if not done.wait(timeout):
+            raise TimeoutError(f"no answer from the broker at {url}")
+    finally:
+        with contextlib.suppress(Exception):
+            client.disconnect()
+        client.loop_stop()
+    if result["rc"].is_failure:
+        return None
+    pub = result.get("pub")
+    return "viewer" if pub is not None and pub.is_failure else "director"

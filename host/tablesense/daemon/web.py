@@ -38,12 +38,15 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from http import HTTPStatus
+from http.cookies import CookieError, SimpleCookie
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -56,9 +59,20 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "connect-src 'self' ws: wss:; worker-src 'self' blob:; object-src 'none'; "
        "base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 
-# A route answers (status, content type, body) for the query's parameters.
-Response = tuple[int, str, bytes]
-Route = Callable[[dict[str, str]], Response]
+# A route answers (status, content type, body, extra headers) to a request.
+Response = tuple[int, str, bytes, dict[str, str]]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a route sees of a GET: the query's parameters, the headers, the cookies."""
+
+    query: dict[str, str]
+    headers: Mapping[str, str]
+    cookies: dict[str, str]
+
+
+Route = Callable[[Request], Response]
 
 
 class PortTaken(OSError):
@@ -87,13 +101,21 @@ class _Handler(SimpleHTTPRequestHandler):
         route = self.server.routes.get(url.path)
         if route is None:
             return False
+        cookies = SimpleCookie()
+        with contextlib.suppress(CookieError):
+            cookies.load(self.headers.get("Cookie", ""))
+        request = Request(dict(parse_qsl(url.query)), {k.lower(): v for k, v in
+                                                       self.headers.items()},
+                          {k: m.value for k, m in cookies.items()})
         try:
-            status, ctype, body = route(dict(parse_qsl(url.query)))
+            status, ctype, body, extra = route(request)
         except Exception:  # a bug in a route must not take the page down
             log.exception("event=dashboard-route-failed path=%s", url.path)
             status, ctype = HTTPStatus.INTERNAL_SERVER_ERROR, "application/json; charset=utf-8"
-            body = b'{"error":"internal error: see the daemon log"}'
+            body, extra = b'{"error":"internal error: see the daemon log"}', {}
         self.send_response(status)
+        for k, v in extra.items():
+            self.send_header(k, v)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
@@ -115,9 +137,10 @@ class _Server(ThreadingHTTPServer):
     routes: Mapping[str, Route] = {}
 
 
-def json_response(obj: Any, status: int = HTTPStatus.OK) -> Response:
+def json_response(obj: Any, status: int = HTTPStatus.OK,
+                  headers: dict[str, str] | None = None) -> Response:
     return status, "application/json; charset=utf-8", json.dumps(
-        obj, ensure_ascii=False, separators=(",", ":")).encode()
+        obj, ensure_ascii=False, separators=(",", ":")).encode(), headers or {}
 
 
 class DashboardServer:
@@ -153,9 +176,10 @@ class DashboardServer:
                                 "(0: any free port)") from exc
             raise
         config = json_response(self.settings)
-        server.routes = {"/config.json": lambda q: config,
-                         "/favicon.ico": lambda q: (HTTPStatus.OK, "image/svg+xml",
-                                                    (self.static_dir / "favicon.svg").read_bytes()),
+        server.routes = {"/config.json": lambda r: config,
+                         "/favicon.ico": lambda r: (HTTPStatus.OK, "image/svg+xml",
+                                                    (self.static_dir / "favicon.svg").read_bytes(),
+                                                    {}),
                          **self.routes}
         self._server = server
         self.port = int(server.server_address[1])

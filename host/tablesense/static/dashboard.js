@@ -46,6 +46,7 @@
     mine: new Set(),
     viewing: null, // the table shown in the table view
     dd: null, // the last double-dummy analysis: {table, key, pending, result}
+    session: null, // the daemon's answer to our login: {ok, user, role} (record, report, dd)
     audio: null,
     sound: false,
     unseen: 0,
@@ -376,7 +377,7 @@
     body.append(info);
 
     const dd = el("div", { class: "tv-dd" });
-    const ddBtn = el("button", { class: "btn", type: "button", text: "double dummy from here" });
+    const ddBtn = el("button", { class: "btn", type: "button", text: "double dummy from here", hidden: st.session?.role !== "director" });
     const ddOut = el("div", { class: "dd-out", "aria-live": "polite" });
     ddBtn.addEventListener("click", () => doubleDummy(name));
     showDD(name, ddOut, s);
@@ -398,6 +399,25 @@
   function positionKey(s) {
     return JSON.stringify([s.board, s.played ? s.played.length : 0, s.trick || []]);
   }
+  // The daemon's documents (record, report, double dummy) are given to a broker login
+  // too: the page hands its login over once connected and gets a session cookie.
+  async function openSession() {
+    const creds = st.credentials;
+    const headers = {};
+    if (creds && creds.username) {
+      const bytes = new TextEncoder().encode(creds.username + ":" + (creds.password || ""));
+      headers.Authorization = "Basic " + btoa(String.fromCharCode(...bytes));
+    }
+    try {
+      const r = await fetch("session", { cache: "no-store", headers });
+      st.session = await r.json();
+    } catch (e) {
+      st.session = { ok: false, error: "no answer from the daemon" };
+    }
+    if (st.viewing !== null) renderView();
+    if ($("record-box").open) loadRecord();
+  }
+
   async function doubleDummy(name) {
     const s = table(name).state || {};
     st.dd = { table: name, key: positionKey(s), pending: true };
@@ -723,6 +743,8 @@
 
   // -- the record ---------------------------------------------------------------------
   async function loadRecord() {
+    if (!st.session) { $("record-list").replaceChildren(el("p", { class: "empty", text: "logging in to the daemon…" })); return; }
+    if (!st.session.ok) { $("record-list").replaceChildren(el("p", { class: "err", text: "The record needs a login the broker accepts: " + (st.session.error || "log in") })); return; }
     const q = $("record-q").value.trim();
     const qs = q ? "?q=" + encodeURIComponent(q) : "";
     $("record-print").href = "report.html" + qs;
@@ -875,6 +897,7 @@
       $("layout").hidden = false;
       $("logout").hidden = !creds;
       if (creds) store("session")?.setItem(LOGIN_KEY, JSON.stringify(creds));
+      if (!st.session || !st.session.ok) openSession();
       const b = st.base;
       client.subscribe([b + "/bridge/state", b + "/+/state", b + "/+/readers/+", b + "/+/alert",
         b + "/+/cmd/response"], { qos: 1 });
@@ -896,6 +919,8 @@
   }
 
   function logout() {
+    fetch("session?logout=1", { cache: "no-store" }).catch(() => {});
+    st.session = null;
     store("session")?.removeItem(LOGIN_KEY);
     st.credentials = null;
     st.client?.end(true);
