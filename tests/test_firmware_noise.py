@@ -34,8 +34,8 @@ FW = Path(__file__).resolve().parents[1] / "firmware"  # on sys.path (conftest.p
 
 from debounce import Debouncer  # noqa: E402
 from mfrc522 import MFRC522SPI  # noqa: E402
+from pollnoise import SIGNAL_ON, SIGNAL_XTALK, SIGNAL_XTALK_STRONG, boundary  # noqa: E402
 from sim.bus import SimSPI  # noqa: E402
-from sim.noise import SIGNAL_ON, SIGNAL_XTALK, SIGNAL_XTALK_STRONG, boundary  # noqa: E402
 from sim.rc522 import SimMFRC522  # noqa: E402
 from sim.tags import NTAG213, card_uid  # noqa: E402
 

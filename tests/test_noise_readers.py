@@ -1,7 +1,7 @@
 """Noisy readers end to end (bounded, loopback only).
 
 The Python camera readers of the demo sense a board through the club noise
-profile at the poll level (tablesense.noise.PollNoise: missed reads, boundary
+profile at the poll level (tablesense.pollnoise.Noise: missed reads, boundary
 flicker, sorted hands, misrecognised and neighbours' cards, a wire that
 delays and corrupts frames) and debounce it as the firmware does; the daemon
 (in-process, the demo's embedded broker) must rule exactly what the clean

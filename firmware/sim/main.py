@@ -36,12 +36,13 @@ import time
 from camera import CameraScanner
 from cards import CardMap
 from mfrc522 import MFRC522SPI
+from pollnoise import Noise
 from reader import Reader
 from zones import RfidScanner
 
 from sim.bus import SimSPI
 from sim.clock import Air, SimClock
-from sim.noise import Noise, NoisyOut
+from sim.noise import NoisyOut
 from sim.rc522 import SimMFRC522
 from sim.world import WDT, SimCamera, World, load, load_others
 

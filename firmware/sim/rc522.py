@@ -34,9 +34,9 @@ command is not decoded by any tag: the exchange times out.
 """
 
 from mfrc522 import crc_a
+from pollnoise import RX_THRESHOLD, SIGNAL_ON
 
 from sim.clock import FDT_US, SPI_BYTE_US, SPI_CALL_US, Air, SimClock, frame_us
-from sim.noise import RX_THRESHOLD, SIGNAL_ON
 
 WRITE_US = 4100  # NTAG213 EEPROM programming before the ACK (data sheet: tPROG 4.1 ms)
 REACH_MM = 25  # the design's reach over a sense-mat loop (hardware/README.md, section 2)

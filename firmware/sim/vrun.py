@@ -25,12 +25,12 @@ import sys
 
 from camera import CameraScanner
 from cards import CardMap
+from pollnoise import Noise
 from reader import Reader
 from wire import codec
 from zones import RfidScanner
 
 from sim.main import ZONES, rfid_hardware, step
-from sim.noise import Noise
 from sim.world import WDT, SimCamera, World
 
 

@@ -26,7 +26,8 @@ their scenario lines (``load_others``), followed by time.
 
 import json
 
-from sim.noise import NEAR_ZONES, SIGNAL_ON, neighbours
+from pollnoise import NEAR_ZONES, neighbours
+
 from sim.tags import NTAG213, card_uid
 
 ANTENNA_OF_ZONE = {"floor": "floor", "table": "table", "trick": "trick"}
@@ -172,20 +173,7 @@ class World:
             return [_detection(card, e, e.get("conf")) for card, e in self.cards.items()]
         now = self.now()
         self._follow_others(now)
-        out = []
-        for card, e in self.cards.items():
-            ev, _ = n.sensed(card, e, now)
-            if ev is None:
-                continue
-            wrong = n.misread_as(card)
-            if wrong is not None:
-                out.append(_detection(wrong[0], ev, wrong[1]))
-                continue
-            out.append(_detection(card, ev, ev.get("conf")))
-        for card, e, sig in n.crosstalk(now, self.near):
-            if card not in self.cards:  # a neighbour's card at the edge of the picture
-                out.append(_detection(card, e, None if sig > SIGNAL_ON - 5 else n.low_conf()))
-        return out
+        return [_detection(c, e, conf) for c, e, conf in n.camera(self.cards, self.near, now)]
 
 
 def _detection(card, e, conf):

@@ -1,7 +1,8 @@
 """What a reader board runs, placed in one step: the firmware plus the modules it shares.
 
 The reader firmware (``firmware/``) and the host package share the wire
-protocol (``tablesense/wire/``) and the debouncer (``tablesense/debounce.py``):
+protocol (``tablesense/wire/``) and the debouncer (``tablesense/debounce.py``);
+its simulator shares the noise at the sensors (``tablesense/pollnoise.py``):
 one source each, kept in the host package because the host and its Python
 reader simulator import them too. :func:`place_shared` copies them, and
 nothing else, into a directory the firmware imports them from (as ``wire``
@@ -37,6 +38,9 @@ SHARED = (
     "wire/messages.py",
     "wire/codec.py",
 )
+# Shared with the firmware's simulator only (firmware/sim/): placed for the VM and the
+# tests, never onto a board.
+SIM_SHARED = ("pollnoise.py",)
 # Source on the board: MicroPython runs main.py at boot, and only as source.
 KEEP_SOURCE = ("main.py",)
 
@@ -59,8 +63,9 @@ def firmware_dir() -> Path:
 
 
 def place_shared(dest: Path) -> Path:
-    """Copy the shared modules into ``dest`` (``dest/debounce.py``, ``dest/wire/...``)."""
-    for rel in SHARED:
+    """Copy the shared modules into ``dest`` (``dest/debounce.py``, ``dest/wire/...``, and
+    the simulator's ``pollnoise.py``), for the VM and the tests."""
+    for rel in SHARED + SIM_SHARED:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(PACKAGE / rel, target)

@@ -19,8 +19,8 @@ Wiring, in start order:
 
 ``--noise PROFILE`` (a shipped name or a TOML path; tablesense.noise): the
 readers sense the timetable through that profile at the poll level (the
-VMs' simulated hardware, firmware/sim/noise.py, or the Python reader's
-PollNoise), each seeded from ``--seed``, the table and the seat; the VMs
+VMs' simulated hardware and the Python reader both run
+tablesense.pollnoise), each seeded from ``--seed``, the table and the seat; the VMs
 and Python readers then get every seat's lines, for cross-talk. The status
 line and the summary add the glitches the engines suppressed, per seat
 (what the reader health topic publishes as ``suppressed``).

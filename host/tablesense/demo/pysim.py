@@ -18,7 +18,8 @@ engine see exactly what they would see from a reader board:
   them); a host ``ACK`` frees them.
 
 With a noise ``profile`` (tablesense.noise) the camera sees the scenario
-through :class:`tablesense.noise.PollNoise`, poll by poll (missed reads,
+through :class:`tablesense.pollnoise.Noise` (the firmware simulator's own
+model), poll by poll (missed reads,
 boundary flicker, hands being sorted, misrecognised cards, the neighbours'
 cards at the edge of the picture), and the wire delays frames (``jitter_ms``)
 and corrupts some (``reorder``: the host asks for them again, so they arrive
@@ -46,7 +47,8 @@ from typing import Any, Protocol
 
 from tablesense import vocab
 from tablesense.debounce import Debouncer
-from tablesense.noise import POLL_NEAR_ZONES, PollNoise, Profile, poll_neighbours
+from tablesense.noise import Profile
+from tablesense.pollnoise import NEAR_ZONES, Noise, neighbours
 from tablesense.wire import codec
 
 SEATS: tuple[str, ...] = vocab.SEATS
@@ -73,12 +75,12 @@ class PySimCore:
         self.seat = seat
         self.events = sorted((e for e in scenario if e.get("seat", seat) == seat),
                              key=lambda e: int(e.get("t", 0)))
-        near = poll_neighbours(seat)
+        near = neighbours(seat)
         self.others = sorted((e for e in scenario if e.get("seat") in near and "card" in e),
                              key=lambda e: int(e.get("t", 0)))
-        self.noise: PollNoise | None = None
+        self.noise: Noise | None = None
         if profile is not None:
-            n = PollNoise(profile, random.Random(seed))
+            n = Noise(profile.poll_level(), seed)
             self.noise = n if n.active() else None
         self.debouncer = Debouncer(debounce_ms)
         self.truth: dict[str, dict[str, Any]] = {}
@@ -105,7 +107,7 @@ class PySimCore:
             e = self.others[self._onext]
             self._onext += 1
             card = str(e["card"]).upper()
-            if e.get("zone") in POLL_NEAR_ZONES:
+            if e.get("zone") in NEAR_ZONES:
                 self.near[card] = e
             else:
                 self.near.pop(card, None)
@@ -115,20 +117,7 @@ class PySimCore:
         n = self.noise
         if n is None:
             return [(c, e, e.get("conf")) for c, e in self.truth.items()]
-        out: list[tuple[str, dict[str, Any], float | None]] = []
-        for card, e in self.truth.items():
-            ev = n.sensed(card, e, now)
-            if ev is None:
-                continue
-            wrong = n.misread_as(card)
-            if wrong is not None:
-                out.append((wrong[0], ev, wrong[1]))
-            else:
-                out.append((card, ev, ev.get("conf")))
-        for card, e, sig in n.crosstalk(now, self.near):
-            if card not in self.truth:
-                out.append((card, e, None if sig > 25 else n.low_conf()))
-        return out
+        return n.camera(self.truth, self.near, now)
 
     def scan(self, now: int) -> list[dict[str, Any]]:
         """One scan at ``now``: the OBSERVE fields of the changes it commits."""
