@@ -51,17 +51,20 @@ def is_honour(card: str) -> bool:
     return card[1] in HONOURS
 
 
+_TURN: Final = {s: i for i, s in enumerate(SEATS)}
+
+
 def lho(seat: str) -> str:
     """The seat on the left: next in clockwise rotation."""
-    return SEATS[(SEATS.index(seat) + 1) % 4]
+    return SEATS[(_TURN[seat] + 1) & 3]
 
 
 def rho(seat: str) -> str:
-    return SEATS[(SEATS.index(seat) + 3) % 4]
+    return SEATS[(_TURN[seat] + 3) & 3]
 
 
 def partner(seat: str) -> str:
-    return SEATS[(SEATS.index(seat) + 2) % 4]
+    return SEATS[(_TURN[seat] + 2) & 3]
 
 
 def side(seat: str) -> str:

@@ -9,6 +9,7 @@ by ``flush()`` at the end of a journal, or ``tick(now)`` from a daemon.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tablesense.cards import SEATS, lho, partner
@@ -115,6 +116,7 @@ class Engine:
         self.conceding: set[str] = set()
         self.conceder: str | None = None
         self.now = 0
+        self._handlers: dict[str, Callable[[Any], None]] = {}
         self._n = 0
         self._out: list[Ruling] = []
 
@@ -138,7 +140,9 @@ class Engine:
         self._advance(event.t)
         if not isinstance(event, Observe):
             self._close(self.incidents.take_all())
-        handler = getattr(self, "_on_" + event.type)
+        handler = self._handlers.get(event.type)
+        if handler is None:
+            handler = self._handlers[event.type] = getattr(self, "_on_" + event.type)
         handler(event)
         self._sweep(event.t)
         return self._take()
@@ -602,6 +606,8 @@ class Engine:
         b = self.board
         if b is None or not self._in_trick_zone or b.phase not in ("lead", "play"):
             return
+        if self.incidents.groups and self._in_trick_zone <= self.incidents.holding("trick"):
+            return  # every such card is still being grouped: its arrival will count it
         key = (b.phase, len(b.tricks), len(b.trick), b.next_to_play())
         if key == self._swept:
             return

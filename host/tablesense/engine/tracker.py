@@ -9,13 +9,14 @@ before, so a short dropout can be recognised. Filtering readings is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tablesense.events import Observe
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
+    """Where a card was last sensed (a tuple: one is made for every observation)."""
+
     seat: str
     zone: str
     face: str
