@@ -6,6 +6,7 @@ Kept to a few frames (seconds): BENCHMARKS.md has the accuracy over many
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 from typing import Any
@@ -143,3 +144,20 @@ def test_the_board_reports_a_short_play_as_it_happened() -> None:
         hand, key=lambda c: ("SHDC".index(c[0]), 0))]
     assert got[4:] == [("HK", "trick", "up", "at"), ("D7", "detached", "down", "above"),
                        ("HK", "table", "down", "at"), ("C2", "floor", "down", "below")]
+
+
+def test_the_calibrate_command(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from tablesense.cli import main
+
+    assert main(["calibrate", "--json", "--save", str(tmp_path)]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["camera"] for r in rows] == ["O", "N", "E", "S", "W"]
+    assert all(r["ok"] and r["markers"] == 4 for r in rows)
+    # the saved frames read back as a real board's would
+    assert main(["calibrate", "--frames", str(tmp_path)]) == 0
+    assert "ok" in capsys.readouterr().out
+    assert main(["calibrate", "--condition", "blur"]) == 1
+    assert "out of focus" in capsys.readouterr().out
+    (tmp_path / "N.png").write_bytes(b"not a png")
+    assert main(["calibrate", "--frames", str(tmp_path)]) == 2
+    assert "N.png: cannot read" in capsys.readouterr().out

@@ -186,7 +186,7 @@ def calibrate_camera(cam: g.Camera, frame: U8) -> CameraCheck:
         lap = cv2.Laplacian(gray, cv2.CV_64F)
         focus = float(lap[sel].var())
         vals = gray[sel]
-        paper = vals[vals > np.percentile(vals, 60)]
+        paper = vals[vals >= np.percentile(vals, 60)]
         exposure = float(paper.mean()) if paper.size else 0.0
         clipped = float((vals >= 252).mean())
         if focus < FOCUS_MIN:
