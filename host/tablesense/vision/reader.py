@@ -43,7 +43,7 @@ from tablesense.vision.scene import Scene
 from tablesense.vocab import SEATS
 
 FRAME_MS = 40  # moves this close share a frame; frames only when something moved
-SETTLE_MAX_MS = 600  # the next frame waits at most this long for the last one's changes
+SETTLE_MAX_MS = 100  # the next frame waits at most this long for the last one's changes
 
 
 class CalibrationError(RuntimeError):
@@ -81,6 +81,7 @@ class VisionCore:
         self._next = 0
         self._looked_at = -10**9
         self.lag = 0
+        self.taken = 0  # when the last frame was taken (the board's clock)
         self.clock: Callable[[], int] | None = None  # the board's ms clock, read after a frame
         self._sightings: dict[str, list[Sighting]] = {}
         self._seen: dict[str, dict[str, tuple[Any, ...]]] = {}
@@ -139,6 +140,7 @@ class VisionCore:
         if self._next < len(self.events) and self._settled(now):
             first = int(self.events[self._next].get("t", 0))
             if first + self.lag <= now:
+                self.taken = now
                 self._apply(first + self.frame_ms)
                 self.look()
                 # behind the table (the frame took time): keep the moves' spacing, so a
