@@ -165,7 +165,7 @@ class PySimReader:
     def __init__(self, seat: str, scenario: list[dict[str, Any]], *, zero: float | None = None,
                  serial: str | None = None, reader_id: int | None = None,
                  profile: Profile | None = None, seed: int = 1,
-                 core: ReaderCore | None = None) -> None:
+                 core: ReaderCore | None = None, beat_thread: bool = False) -> None:
         if seat not in SEATS:
             raise ValueError(f"seat {seat!r}: expected one of N E S W")
         self.seat = seat
@@ -190,8 +190,13 @@ class PySimReader:
         self.master, self._slave = os.openpty()
         tty.setraw(self._slave)
         self.port = os.ttyname(self._slave)
+        # ``beat_thread``: heartbeats from a timer of their own, as a board whose scans
+        # take long (a camera pipeline) must still beat once a second
+        self._beats = beat_thread
         self._thread = threading.Thread(target=self._run, name=f"pysim-{seat}", daemon=True)
         self._thread.start()
+        if beat_thread:
+            threading.Thread(target=self._beat, name=f"pysim-beat-{seat}", daemon=True).start()
 
     # -- the SimReader interface ----------------------------------------------
     def alive(self) -> bool:
@@ -220,7 +225,7 @@ class PySimReader:
                 self._send(codec.HELLO, {"kind": "camera", "firmware": FIRMWARE,
                                          "capabilities": CAPABILITIES, "serial": self.serial})
                 next_hello = mono + HEARTBEAT_MS / 1000
-            if mono >= next_beat:
+            if mono >= next_beat and not self._beats:
                 self._send(codec.HEARTBEAT, {"uptime": self.now(), "reads": self.core.reads,
                                              "errors": 0, "dropped": 0})
                 next_beat = mono + HEARTBEAT_MS / 1000
@@ -232,6 +237,12 @@ class PySimReader:
                 self.core.advance(now)
             self._flush_wire(self.now())
             self._receive(SCAN_MS / 1000)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(HEARTBEAT_MS / 1000):
+            self._send(codec.HEARTBEAT, {"uptime": self.now(), "reads": self.core.reads,
+                                         "errors": 0, "dropped": 0})
+            self._flush_wire(self.now())
 
     def _send(self, mtype: int, fields: dict[str, Any]) -> None:
         with self._lock:

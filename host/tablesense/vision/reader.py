@@ -173,6 +173,6 @@ def vision_reader(core: VisionCore, *, zero: float | None = None,
                   serial: str = "CAM-1") -> PySimReader:
     """The camera board behind a pty (its ``port``), covering N E S W: one reader id,
     configured as N, naming each card's holder in its OBSERVE frames."""
-    reader = PySimReader("N", [], zero=zero, serial=serial, core=core)
+    reader = PySimReader("N", [], zero=zero, serial=serial, core=core, beat_thread=True)
     core.clock = reader.now
     return reader
