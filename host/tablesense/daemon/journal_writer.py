@@ -54,6 +54,8 @@ from typing import Any
 import msgspec
 
 _encode = msgspec.json.Encoder().encode
+# An fsync quicker than this (moving average) is done in the caller's thread.
+FAST_SYNC_MS = 0.5
 
 
 def journal_path(directory: Path, table: str) -> Path:
@@ -85,6 +87,7 @@ class JournalWriter:
         self.last_t = 0
         self.lines = 0
         self.fsyncs = 0
+        self.sync_ms: float | None = None  # a moving average of fsync times
         self._lock = threading.Lock()
         torn = _ends_mid_line(path)
         # Unbuffered appends of whole lines: a write that fails (disk full) leaves
@@ -193,17 +196,34 @@ class JournalWriter:
             self._dirty = self._urgent = False
             self._synced_at = time.monotonic()
             fd = self._fd
+        started = time.perf_counter()
         try:
             os.fsync(fd)
         except OSError:
             with self._lock:
                 self._dirty = True
             raise
+        took = (time.perf_counter() - started) * 1000
         with self._lock:
             self.fsyncs += 1
+            self._note_sync_ms(took)
+
+    def _note_sync_ms(self, took: float) -> None:
+        prev = self.sync_ms
+        self.sync_ms = took if prev is None else 0.8 * prev + 0.2 * took
+
+    @property
+    def fast_sync(self) -> bool:
+        """Have this journal's fsyncs lately been quick (tmpfs, a disk with a
+        power-loss-protected cache)? Then waiting for one costs less than a hand-over
+        to another thread (see ``TableRuntime._alerts``)."""
+        ms = self.sync_ms
+        return ms is not None and ms < FAST_SYNC_MS
 
     def _sync_locked(self, now: float) -> None:
+        started = time.perf_counter()
         os.fsync(self._fd)
+        self._note_sync_ms((time.perf_counter() - started) * 1000)
         self.fsyncs += 1
         self._dirty = False
         self._urgent = False

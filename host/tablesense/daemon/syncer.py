@@ -51,6 +51,11 @@ class Syncer:
             self._busy.add(table)
         self._pool.submit(self._run, table)
 
+    def busy(self, table: Durable) -> bool:
+        """Is anything of ``table``'s waiting or being synced (its alerts must follow)?"""
+        with self._lock:
+            return table in self._busy
+
     def _run(self, table: Durable) -> None:
         while True:
             with self._lock:

@@ -336,8 +336,11 @@ class TableRuntime:
             waiting.append((r.id, dumps(r.to_json()), r.kind, r.severity))
         if not waiting:
             return 0
-        if self.syncer is not None and not replaying:
+        if self.syncer is not None and not replaying and (
+                not self.journal.fast_sync or self.syncer.busy(self)):
             # written to the OS here, made durable and stored by the syncer, in order
+            # (a journal whose fsyncs are quick is synced here, no thread hop, unless
+            # alerts of this table still wait in the syncer: they go first)
             try:
                 self.journal.flush()
             except OSError as exc:
