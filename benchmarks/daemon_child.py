@@ -62,6 +62,8 @@ def main(argv: list[str]) -> int:
     gc.callbacks.append(_gc_watch)
     d = Daemon(load_config(argv[1]))
     d.start()
+    gc.collect()  # as `tablesense run` does once started
+    gc.freeze()
     out = sys.stdout
     out.write(json.dumps({"ready": True}) + "\n")
     out.flush()

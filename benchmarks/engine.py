@@ -12,8 +12,9 @@ The journal is written to a temporary file, as the daemon writes it, and then:
 * ``replay_peak_rss_mib``: the peak resident memory of ``tablesense replay
   FILE`` in a process of its own (once): what replaying a season costs.
 
-Runs are repeated and the median is reported; the machine is shared, so
-compare ratios within one run. One JSON object on stdout.
+Runs are repeated and the median is reported, per second of wall time and
+per second of CPU time the process got (``*_per_cpu_s``: on a shared
+machine, what one core does). One JSON object on stdout.
 """
 
 from __future__ import annotations
@@ -94,24 +95,28 @@ def main() -> int:
             with open(path, "rb") as f:
                 events = [e for _, e in parse_lines(f) if isinstance(e, Event)]
         full, decode, engine_only = [], [], []
+        cpu: dict[str, list[float]] = {"replay": [], "decode": [], "engine": []}
         rulings = 0
         for i in range(args.repeat):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             with open(path, "rb") as f:
                 rulings = sum(1 for r in replay_lines(f) if isinstance(r, Ruling))
             full.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
+            cpu["replay"].append(time.process_time() - c0)
+            t0, c0 = time.perf_counter(), time.process_time()
             with open(path, "rb") as f:
                 for _ in parse_lines(f):
                     pass
             decode.append(time.perf_counter() - t0)
+            cpu["decode"].append(time.process_time() - c0)
             if events:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 eng = Engine(codes=CODES)
                 for e in events:
                     eng.apply(e)
                 eng.flush()
                 engine_only.append(time.perf_counter() - t0)
+                cpu["engine"].append(time.process_time() - c0)
             print(f"run {i + 1}: replay {full[-1]:.2f} s, decode {decode[-1]:.2f} s"
                   + (f", engine {engine_only[-1]:.2f} s" if engine_only else ""),
                   file=sys.stderr)
@@ -127,6 +132,11 @@ def main() -> int:
         med_eng = statistics.median(engine_only)
         out["engine_observations_per_s"] = round(n_obs / med_eng)
         out["engine_share_of_replay"] = round(med_eng / med_full, 2)
+    # The same per second of CPU this process got: on a shared machine, what one
+    # core does (wall time counts the time others had the cores).
+    for name, runs in cpu.items():
+        if runs:
+            out[f"{name}_observations_per_cpu_s"] = round(n_obs / statistics.median(runs))
     out["replay_peak_rss_mib"] = round(rss, 1)
     out["benchmark_peak_rss_mib"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

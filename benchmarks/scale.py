@@ -246,6 +246,8 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             "line_rate_observes_per_s": round(n_readers * LINE_BYTES_PER_S / 23),
             "writer_stalled_s": round(load.stalls, 1),
             "frames_delivered_per_s": round(frames / (w1 - w0 + drain_s)),
+            # per second of CPU the daemon got: what one core does, on a shared machine
+            "frames_per_daemon_cpu_s": round(frames / max(cpu_seconds(daemon.pid) - cpu0, 1e-9)),
             "drain_s": round(drain_s, 1),
             "p50_ms": summary_ms(lat).get("p50_ms"), "p99_ms": summary_ms(lat).get("p99_ms"),
             "probe_latency": summary_ms(lat),
