@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from tablesense.cards import lho, partner, side
+from tablesense.cards import SEATS, lho, partner, side
 from tablesense.engine.effects import (
     AcceptLead,
     Answered,
@@ -137,10 +137,14 @@ class OldPlay(Answers):
         loot = state(tv).loot
         assert loot is not None
         expected = lho(loot.followers[-1][0] if loot.followers else loot.seat)
-        if seat != expected:
+        # The others follow the false lead, one of them perhaps before his turn (the
+        # table shows who played which card: the trick is still theirs).
+        if seat == loot.seat or any(s == seat for s, _ in loot.followers) or (
+                loot.dealer and seat != expected):
             state(tv).loot = None  # the false lead was abandoned
             return False
         loot.followers.append((seat, card))
+        loot.followers.sort(key=lambda f: (SEATS.index(f[0]) - SEATS.index(loot.seat)) % 4)
         if loot.dealer or len(loot.followers) == 3:
             state(tv).loot = None
             if not loot.dealer:
