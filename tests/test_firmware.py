@@ -573,9 +573,34 @@ def test_a_table_in_its_time_slots_never_has_two_fields_on() -> None:
         assert last == {c: ("trick" if c == cards[0] else "table") for c in cards}, obs[seat]
     _, free = run(_table_lines(), slots=1, until_ms=3000)
     assert free["clashes"] > 0, free
+
+
 def test_the_python_reader_reports_the_firmware_version_it_runs_the_debouncer_of() -> None:
     import reader
 
     from tablesense.demo import pysim
 
     assert pysim.FIRMWARE == reader.FIRMWARE
+
+
+def test_the_reset_pulse_is_held_then_waits_for_each_chip_to_leave_power_down() -> None:
+    """mfrc522.hard_reset: NRSTPD low >= 100 ns (we hold 10 us), then up to 5 ms for the
+    PowerDown bit of each chip (datasheet 8.8.1); a chip still down is named."""
+    from mfrc522 import hard_reset
+    from sim.bus import SimPin
+
+    drv, chip = antenna([])
+    levels: list[int] = []
+    slept: list[int] = []
+    rst = SimPin(1, levels.append)
+
+    def sleep(us: int) -> None:
+        slept.append(us)
+        chip.clock.advance(us)
+
+    assert hard_reset(rst, [drv], sleep=sleep, clock_us=chip.clock.ticks_us) == []
+    assert levels == [0, 1] and slept[0] >= 1 and sum(slept) >= 38  # low, then the 37.74 us
+    chip.regs[1] |= 0x10  # a chip that never leaves power-down
+    t0 = chip.clock.us
+    assert hard_reset(rst, [drv], sleep=chip.clock.sleep_us, clock_us=chip.clock.ticks_us) == [drv]
+    assert chip.clock.us - t0 >= 5000
