@@ -188,6 +188,9 @@ class MFRC522:
         self._wr(_BITFRAMING, 0x80 | framing)
         t0 = self.clock_us()
         limit = self.timeout_ms * 1000 + _GRACE_US
+        # nothing can be back before our own frame is out and the frame delay has passed:
+        # 9.44 us a bit, 9 bits a byte, + start/end, + 91 us (ISO/IEC 14443-3 FDT)
+        self.sleep_us(len(data) * 85 + 110)
         while True:
             irq = self._rd(_COMIRQ)
             if irq & 0x30:  # RxIRq | IdleIRq

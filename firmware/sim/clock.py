@@ -48,12 +48,14 @@ class Air:
     chip's field was on at that moment of its clock, whichever ran first.
     """
 
+    PAST = 64  # field intervals kept (a ring: no allocation per field switch)
+
     def __init__(self):
         self.chips = []
         self.clashes = 0  # exchanges lost to two fields on at once
         self._on = {}  # chip -> us its field went on (open interval)
-        self._past = []  # (chip, on us, off us), kept for KEEP_US
-        self.keep_us = 2000000
+        self._past = [None] * self.PAST  # (chip, on us, off us), the latest ones
+        self._pi = 0
 
     def join(self, chip):
         self.chips.append(chip)
@@ -66,14 +68,12 @@ class Air:
             return
         t0 = self._on.pop(chip, None)
         if t0 is not None:
-            self._past.append((chip, t0, t))
-            if len(self._past) > 256:
-                horizon = t - self.keep_us
-                self._past = [p for p in self._past if p[2] >= horizon]
+            self._past[self._pi] = (chip, t0, t)
+            self._pi = (self._pi + 1) % self.PAST
 
     def others_on(self, chip):
         t = chip.clock.us
         for c, t0 in self._on.items():
             if c is not chip and t0 <= t:
                 return True
-        return any(c is not chip and t0 <= t <= t1 for c, t0, t1 in self._past)
+        return any(p is not None and p[0] is not chip and p[1] <= t <= p[2] for p in self._past)
