@@ -162,6 +162,7 @@ def _enroll_one(s: Session, deck: decks.Deck, card: str, deck_id: int, timeout: 
     while time.monotonic() < deadline:
         s.poll()
         if target is None:
+            new = []
             for uid, t in s.tags.items():
                 if uid in deck.cards:
                     continue
@@ -170,8 +171,12 @@ def _enroll_one(s: Session, deck: decks.Deck, card: str, deck_id: int, timeout: 
                         warned.add(uid)
                         _say(f"tag {uid} is locked as {t.card} of deck {t.deck}: take it away")
                     continue
-                target = uid
-                break
+                new.append(uid)
+            if new:
+                target = new[0]
+                if len(new) > 1:
+                    _say(f"{len(new)} new tags on the reader: {target} becomes {card}; "
+                         "lay the cards one at a time to enrol them in order")
             continue
         now = s.tags.get(target)
         if now is not None and now.card == card and now.deck == deck_id and now.locked:
