@@ -13,10 +13,7 @@ import tablesense
 
 MODULES = sorted(m.name for m in pkgutil.walk_packages(tablesense.__path__, "tablesense."))
 # Known wrong examples, each with who fixes it; strict: the mark must go once it passes.
-KNOWN = {
-    "tablesense.laws": "sorted(CODES)[:1] is american-1907, not duplicate-2017 "
-                       "(laws/ is the engine owner's: issue 13)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def test_the_package_has_examples_to_run() -> None:

@@ -1,7 +1,9 @@
 """Law codes: one class per code, a registry by id (python-chess variants style).
 
->>> sorted(CODES)[:1]
-['duplicate-2017']
+>>> sorted(CODES)
+['american-1907', 'auction-1913', 'auction-1929', 'duplicate-2017', 'portland-1904']
+>>> find_code(DEFAULT_CODE).title
+'WBF Laws of Duplicate Bridge 2017'
 """
 
 from __future__ import annotations
