@@ -94,7 +94,10 @@ def run(args: argparse.Namespace) -> int:
         gc.collect()
         gc.freeze()
         if d.dashboard_url is not None:
-            print(f"tablesense: dashboard at {d.dashboard_url}", file=sys.stderr, flush=True)
+            # one write, line and newline: print() writes them apart, and a log record
+            # from another thread landed between them (the URL then ran into it)
+            sys.stderr.write(f"tablesense: dashboard at {d.dashboard_url}\n")
+            sys.stderr.flush()
 
     try:
         daemon.run_forever(started)

@@ -334,7 +334,10 @@ class Club:
         return "vm" if available and self.opts.tables <= VM_MAX_TABLES else "python"
 
     def say(self, text: str) -> None:
-        print(text, file=self.err, flush=True)
+        # one write with its newline: a log record from another thread must not land
+        # between the line and its end (print() writes them apart)
+        self.err.write(text + "\n")
+        self.err.flush()
 
     # -- start -------------------------------------------------------------------
     def start(self) -> None:
