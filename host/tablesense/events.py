@@ -1,4 +1,4 @@
-"""Typed events of domain.md, decoded and validated from journal lines.
+"""Typed events of docs/contract.md, decoded and validated from journal lines.
 
 Every event is a frozen ``msgspec.Struct`` with ``type`` and ``t``. Two ways in:
 

@@ -1,4 +1,4 @@
-"""Rulings: what the host decides, as domain.md's alert JSON."""
+"""Rulings: what the host decides, as the alert JSON of docs/contract.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The engine for one table: events in, rulings out. Pure: no I/O, no clock.
 
-``Engine.apply`` takes one typed event (domain.md), updates the board and the
+``Engine.apply`` takes one typed event (docs/contract.md), updates the board and the
 card tracker, asks the law code in force what each irregularity costs, and
 returns the rulings made. Incidents that span time (cards played together, a
 thrown hand) are closed when a later event shows their window has passed, or
@@ -499,7 +499,7 @@ class Engine:
             if o.face == "up":
                 self.law.setup_exposure(self.view, o)
             elif o.zone == "hand" and self._deal_complete():
-                self._on_dealt(Dealt(o.t))  # domain.md: inferred when each reader holds 13
+                self._on_dealt(Dealt(o.t))  # the contract: inferred when each reader holds 13
             return
         if o.zone == "trick":
             self._to_trick(o, prev)

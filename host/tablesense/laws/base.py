@@ -1,10 +1,11 @@
 """The law code base class: the hooks the engine calls, and what codes share.
 
 A code is a class with a few ``ClassVar`` switches and hook methods; later
-codes subclass the code they refine (see ../shared/style.md on python-chess
-variants). The engine detects *what happened* (a card dropped, a lead out of
-turn, cards played together); the code decides *what it costs* and emits
-rulings through ``Engine.emit``. Every hook is a few lines that ask small
+codes subclass the code they refine (as python-chess does with its variants).
+The engine detects *what happened* (a card dropped, a lead out of turn, cards
+played together); the code decides *what it costs*: it reads the table through
+a read-only ``TableView``, makes rulings with ``TableView.emit`` and asks for
+every other change with a typed effect (``TableView.do``). Every hook is a few lines that ask small
 predicates, so a code that differs in one predicate overrides only that.
 """
 

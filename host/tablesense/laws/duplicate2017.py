@@ -1,8 +1,8 @@
 """WBF Laws of Duplicate Bridge 2017: exposed cards (Laws 6D, 16D, 24, 45C, 48-58, 68).
 
-Seed text 002 ("And That's The Law!", Laws 50-52) and ../shared/laws/codes.md
-section 1 are the reference; docs/laws/duplicate-2017.md maps each clause to
-its scenario files. Exposures are decided here; play irregularities (leads out
+Seed text 002 ("And That's The Law!", Laws 50-52) and the WBF 2017 texts
+quoted in docs/laws/duplicate-2017.md are the reference; that page maps each
+clause to its scenario files. Exposures are decided here; play irregularities (leads out
 of turn, premature plays, cards played together, revokes, penalty cards not
 played) in :mod:`tablesense.laws.play2017`.
 """
