@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import queue
 import threading
 import time
@@ -137,7 +138,8 @@ class Daemon:
                 routes=dashboard_routes(self), source=config.source)
         self._stop = threading.Event()
         self._started = False
-        self._last_tick = self._last_state = 0.0
+        self._last_tick = 0.0
+        self._tick_no = 0
 
     def _make_link(self, table: str, seat: str, rc: ReaderConfig,
                    settings: LinkSettings, require_signed: bool = False) -> ReaderLink:
@@ -256,11 +258,15 @@ class Daemon:
         # Time closes incidents (a dropped card's 1 s window) every TICK_S,
         # so their alerts wait for the window, not for the state interval.
         self._last_tick = now
-        due = now - self._last_state >= self.config.state_interval_ms / 1000
-        if due:
-            self._last_state = now
+        # Each table's state (and its journal's interval fsync) is due once every
+        # state_interval_ms, the tables taking turns tick by tick: 128 tables'
+        # snapshots at once held the readers up for tens of milliseconds.
+        turns = max(1, math.ceil(self.config.state_interval_ms / 1000 / TICK_S))
+        turn = self._tick_no % turns
+        self._tick_no += 1
         t_ms = int(time.time() * 1000)
-        for t in self.tables.values():
+        for i, t in enumerate(self.tables.values()):
+            due = i % turns == turn
             try:
                 made = t.counters["rulings"]
                 t.tick(t_ms)

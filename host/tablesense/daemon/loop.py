@@ -13,7 +13,8 @@ the threads do not grow with readers. Each wake-up:
 2. runs what other threads asked for (:meth:`call_soon`);
 3. calls ``on_wake`` once: the daemon's core does its whole batch there
    (journal, engine, one group commit, alerts), in this same thread;
-4. services every link that had input, and all of them every ``service_s``
+4. services every link that had input, and every link every ``service_s``
+   (in turns: a slice of them each ``interval_s``)
    (sequencer timeouts, RESEND, CONFIG retries and ACKs, heartbeat
    timeouts, reopening closed ports with backoff), so ACKs follow the core's
    journal writes.
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import selectors
 import threading
@@ -81,6 +83,7 @@ class LinkLoop:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.wakeups = 0
+        self._turn = -1  # the link serviced last (round robin)
 
     # -- set-up --------------------------------------------------------------
     def add(self, link: Served) -> None:
@@ -171,14 +174,17 @@ class LinkLoop:
                     self.on_wake()
                 except Exception:
                     log.exception("event=loop-core-error")
+            for link in had_input:
+                self._guard(link.service, t)
             now = time.monotonic()
-            if now >= next_service:
-                next_service = now + self.service_s
-                for link in self.links:
-                    self._guard(link.service, t)
-            else:
-                for link in had_input:
-                    self._guard(link.service, t)
+            if now >= next_service and self.links:
+                # The links take turns: a slice every interval_s, so that each is
+                # serviced every service_s and 500 of them do not stall a wake-up.
+                next_service = now + self.interval_s
+                share = max(1, math.ceil(len(self.links) * self.interval_s / self.service_s))
+                for _ in range(min(share, len(self.links))):
+                    self._turn = (self._turn + 1) % len(self.links)
+                    self._guard(self.links[self._turn].service, t)
         if self.on_wake is not None:  # what arrived before the stop is still processed
             with contextlib.suppress(Exception):
                 self.on_wake()
