@@ -76,6 +76,7 @@ class LinkLoop:
         self.links: list[Served] = []
         self.polled: set[Served] = set()  # ports without a descriptor
         self._calls: deque[Callable[[], None]] = deque()
+        self._pipe_lock = threading.Lock()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -112,8 +113,10 @@ class LinkLoop:
         self.wake()
 
     def wake(self) -> None:
-        with contextlib.suppress(BlockingIOError, OSError):
-            os.write(self._wake_w, b"x")
+        with self._pipe_lock:  # never a write to a closed (and maybe reused) descriptor
+            if self._wake_w >= 0:
+                with contextlib.suppress(BlockingIOError, OSError):
+                    os.write(self._wake_w, b"x")
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
@@ -131,9 +134,11 @@ class LinkLoop:
                     link.shutdown()
             with contextlib.suppress(OSError):
                 self.selector.close()
-            for fd in (self._wake_r, self._wake_w):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            with self._pipe_lock:
+                for fd in (self._wake_r, self._wake_w):
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+                self._wake_r = self._wake_w = -1
 
     @property
     def in_thread(self) -> bool:
