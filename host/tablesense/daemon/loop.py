@@ -119,6 +119,15 @@ class LinkLoop:
                     os.write(self._wake_w, b"x")
 
     def start(self) -> None:
+        """Open every link's port now, in the caller's thread, then serve them.
+
+        A reader that speaks as soon as :meth:`start` returns is heard: opening a
+        tty flushes what was written to it before, so ports opened later, by the
+        thread, would drop a HELLO sent meanwhile.
+        """
+        t = now_ms()
+        for link in self.links:
+            self._guard(link.service, t)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
 
