@@ -39,14 +39,11 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tablesense.export import Meta, export_text
-    from tablesense.laws import UnknownCode, find_code
+    from tablesense.laws import code_error
 
-    if args.code is not None:
-        try:
-            find_code(args.code)
-        except UnknownCode as exc:
-            print(f"tablesense export: {exc}", file=sys.stderr)
-            return 2
+    if (error := code_error(args.code)) is not None:
+        print(f"tablesense export: {error}", file=sys.stderr)
+        return 2
     players: dict[str, str] = {}
     for item in args.player:
         seat, sep, name = item.partition("=")

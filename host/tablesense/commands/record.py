@@ -36,14 +36,11 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tablesense import record, report
-    from tablesense.laws import UnknownCode, find_code
+    from tablesense.laws import code_error
 
-    if args.code is not None:
-        try:
-            find_code(args.code)
-        except UnknownCode as exc:
-            print(f"tablesense record: {exc}", file=sys.stderr)
-            return 2
+    if (error := code_error(args.code)) is not None:
+        print(f"tablesense record: {error}", file=sys.stderr)
+        return 2
     journals: dict[str, tuple[Path, str | None]] = {}
     for name in args.journals:
         path = Path(name)

@@ -23,14 +23,11 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tablesense.laws import UnknownCode, find_code
+    from tablesense.laws import code_error
 
-    if args.code is not None:
-        try:
-            find_code(args.code)
-        except UnknownCode as exc:
-            print(f"tablesense replay: {exc}", file=sys.stderr)
-            return 2
+    if (error := code_error(args.code)) is not None:
+        print(f"tablesense replay: {error}", file=sys.stderr)
+        return 2
     try:
         if args.file == "-":
             return _replay(sys.stdin.buffer, "<stdin>", args, sys.stdout)

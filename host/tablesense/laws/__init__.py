@@ -32,4 +32,16 @@ def find_code(code_id: str) -> LawCode:
     return code
 
 
-__all__ = ["CODES", "DEFAULT_CODE", "LawCode", "UnknownCode", "find_code"]
+def code_error(code_id: str | None) -> str | None:
+    """Why ``code_id`` names no registered code (for a command's ``--code``); None if it
+    does, or if no code was given."""
+    if code_id is None:
+        return None
+    try:
+        find_code(code_id)
+    except UnknownCode as exc:
+        return str(exc)
+    return None
+
+
+__all__ = ["CODES", "DEFAULT_CODE", "LawCode", "UnknownCode", "code_error", "find_code"]
