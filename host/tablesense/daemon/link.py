@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tablesense import vocab
+from tablesense.daemon.fastwire import FastDecoder
 from tablesense.daemon.sequence import Sequencer
 from tablesense.daemon.trust import trusted
 from tablesense.ports import Port, PortError, open_port, port_fileno, read_ready
@@ -213,6 +214,7 @@ class ReaderLink:
         self.url: str | None = None
         self.identity: dict[str, Any] = {}
         self.capabilities: tuple[str, ...] = ()  # from the HELLO: what the reader senses
+        self._caps: frozenset[str] = frozenset()
         self.counters: dict[str, int] = {
             "frames": 0, "bad_crc": 0, "resyncs": 0, "bytes": 0, "errors": 0, "opens": 0,
             "open_failures": 0, "timeouts": 0, "config_retries": 0,
@@ -239,7 +241,7 @@ class ReaderLink:
         self._own_loop: LinkLoop | None = None
         self.port: Port | None = None
         self._fd: int | None = None
-        self._decoder = codec.Decoder(self.key, require=self.require_signed)
+        self._decoder = FastDecoder(self.key, require=self.require_signed)
         self._spoke = False
         self._opened = self._last_valid = 0
         self._paused_at: int | None = None
@@ -365,7 +367,7 @@ class ReaderLink:
         self.port = port
         # The sequence count survives a reopen: frames lost while the port was
         # gone show up as a gap and are asked for again. Only a HELLO resets it.
-        self._decoder = codec.Decoder(self.key, require=self.require_signed)
+        self._decoder = FastDecoder(self.key, require=self.require_signed)
         self._spoke = False
         self._opened = self._last_valid = now_ms()
         self._fd = port_fileno(port)
@@ -485,6 +487,7 @@ class ReaderLink:
         if frame.mtype == codec.HELLO:
             self.identity = {k: frame.fields.get(k) for k in ("kind", "firmware", "serial")}
             self.capabilities = tuple(frame.fields.get("capabilities", ()))
+            self._caps = frozenset(self.capabilities)
             log.info("event=hello table=%s seat=%s serial=%s firmware=%s", self.table,
                      self.seat, self.identity.get("serial"), self.identity.get("firmware"))
             self._start_session(port, t)
@@ -507,7 +510,7 @@ class ReaderLink:
         self._delivered = frame.seq
         self._unacked += 1
         if frame.mtype == codec.OBSERVE:
-            fields, why = trusted(frame.fields, self.capabilities)
+            fields, why = trusted(frame.fields, self._caps)
             for reason in why:  # an observation the reader's HELLO does not back
                 self.counters[reason] = self.counters.get(reason, 0) + 1
             if why:

@@ -40,20 +40,22 @@ def trusted(fields: dict[str, Any], capabilities: Iterable[str]
     >>> trusted({"zone": "hand", "face": "down", "level": "above"}, ["level", "table"])
     (None, ['unclaimed-zone'])
     """
-    caps = set(capabilities)
+    caps = capabilities if isinstance(capabilities, (set, frozenset)) else set(capabilities)
     if not claims_zones(caps):
         return fields, []
     zone = fields.get("zone")
-    if zone != "gone" and zone not in caps & set(codec.ZONE_CAPABILITIES):
+    if zone != "gone" and (zone not in caps or zone not in codec.ZONE_CAPABILITIES):
         return None, ["unclaimed-zone"]
+    why = [f"unclaimed-{key}" for key in ("face", "level")
+           if fields.get(key, "unknown") != "unknown" and key not in caps]
+    why += [f"unclaimed-{key}" for key in ("seen_by", "conf") if key in fields and key not in caps]
+    if not why:  # all of it claimed (the common case): the fields as they came
+        return fields, why
     out = dict(fields)
-    why = []
-    for key in ("face", "level"):
-        if out.get(key, "unknown") != "unknown" and key not in caps:
+    for reason in why:
+        key = reason[len("unclaimed-"):]
+        if key in ("face", "level"):
             out[key] = "unknown"
-            why.append(f"unclaimed-{key}")
-    for key in ("seen_by", "conf"):
-        if key in out and key not in caps:
+        else:
             del out[key]
-            why.append(f"unclaimed-{key}")
     return out, why
