@@ -97,6 +97,16 @@ class SensingFilter:
         self.noise[o.seat]["low_conf"] += 1
         return False
 
+    def quiet(self, o: Observe) -> bool:
+        """Would ``o`` pass the filter with nothing to remember or to rule on: confident
+        enough, and no conflict waiting to be ruled (the engine's fast path asks)? Then
+        it is admitted, as ``admit`` would."""
+        if self._first or (o.conf is not None and o.conf < self.tuning.min_conf):
+            return False
+        if self._low:
+            self._low.pop(o.card, None)
+        return True
+
     def lost_elsewhere(self, o: Observe, prev: Position | None) -> bool:
         """A reader losing a card another reader holds: nothing moved (``prev``: where the
         tracker has the card)."""

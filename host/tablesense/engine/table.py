@@ -10,7 +10,7 @@ by ``flush()`` at the end of a journal, or ``tick(now)`` from a daemon.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tablesense.cards import SEATS, lho, partner
 from tablesense.engine.board import Board
@@ -75,6 +75,8 @@ def combined(values: list[str]) -> str:
 
 class Engine:
     """One table's board state, card positions, obligations and rulings."""
+
+    fast_path: ClassVar[bool] = True  # _unchanged; off only to prove that it changes nothing
 
     def __init__(self, table: str | None = None, code: str | None = None,
                  tuning: Tuning | None = None, *, codes: Codes,
@@ -468,7 +470,44 @@ class Engine:
         raise InvalidEvent(phase, "decide", f"no open alert offers option {e.option}")
 
     # -- observations --------------------------------------------------------------
+    def _unchanged(self, o: Observe) -> bool:
+        """The fast path, decided in O(1) before the filter, incidents and laws: is ``o``
+        a card re-reported where the tracker has it (seat, zone, face, level, sight),
+        or a played card turned face down in front of its player once its trick is
+        quitted? Neither changes anything a law looks at but the card's position and
+        time: those are recorded (with the law's ``observed``) and True. It must stay
+        exact: tests/test_fast_path.py replays journals with and without it."""
+        prev = self.tracker.pos.get(o.card)
+        b = self.board
+        if prev is None or prev.seat != o.seat or b is None or b.phase == "setup":
+            return False
+        zone = o.zone
+        if prev.zone == zone:
+            # re-reported; face unknown on the table may join an incident (_to_table)
+            if (zone == "gone" or prev.face != o.face or prev.level != o.level
+                    or prev.seen_by != o.seen_by
+                    or (o.face == "unknown" and zone in ("table", "floor"))):
+                return False
+        elif not (prev.zone == "trick" and zone == "table" and o.face == "down"
+                  and o.card in self.played and not self.incidents.groups
+                  and not b.trick_complete() and all(c != o.card for _, c in b.trick)
+                  and not (b.phase == "play" and b.all_played())):
+            return False  # (_from_trick: no trick to quit, nothing to reconcile or end)
+        if not self.sensing.quiet(o):
+            return False
+        self.tracker.update(o)
+        if zone != "trick":
+            if o.card in self._in_trick_zone:
+                self._in_trick_zone.discard(o.card)
+                self._taken_back.discard(o.card)
+        elif o.card not in self.played:
+            self._in_trick_zone.add(o.card)
+        self.law.observed(self.view, o, prev)
+        return True
+
     def _on_observe(self, o: Observe) -> None:
+        if self.fast_path and self._unchanged(o):
+            return
         b = self.b
         sf = self.sensing
         if not sf.admit(o):
