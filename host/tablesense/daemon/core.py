@@ -3,8 +3,9 @@
 Threads, a fixed few whatever the number of readers: the core (one event
 loop, :mod:`.loop`, serving every reader link's port and, in the same thread,
 the engines and journals), the journal syncer's small pool (:mod:`.syncer`:
-fsyncs, then the alerts waiting on them), paho's network thread, the outbox
-pump, and the dashboard's server. Each wake-up of the core is one batch: the frames every
+fsyncs, then the alerts waiting on them), the MQTT client's network thread
+(:mod:`.mqttnet`: epoll, any descriptor), the outbox pump, and the
+dashboard's server. Each wake-up of the core is one batch: the frames every
 readable port delivered (in each reader's sequence order) and the commands
 queued by other threads (MQTT, :meth:`Daemon.command`) are journaled and
 applied, then one group commit per table writes their lines and fsyncs as the

@@ -35,6 +35,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from tablesense.daemon.config import BrokerConfig
+from tablesense.daemon.mqttnet import NetLoop
 from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.topics import OFFLINE, ONLINE, Topics
 
@@ -73,6 +74,9 @@ class Publisher:
         self._listening = threading.Event()  # the broker granted the command subscription
         self._pump: threading.Thread | None = None
         self.client = self._make_client()
+        # the client's network thread: ours, on epoll (paho's select() takes no
+        # descriptor above 1024; a room's daemon holds thousands)
+        self._net = NetLoop(self.client, name="mqtt", min_delay_s=1.0, max_delay_s=5.0)
 
     # -- setup -------------------------------------------------------------
     def _make_client(self) -> mqtt.Client:
@@ -98,7 +102,6 @@ class Publisher:
         # send: at 128 tables (about a thousand state and health messages a second)
         # that walk was half the daemon's time and alerts waited behind the queue.
         client.max_inflight_messages_set(0)
-        client.reconnect_delay_set(1, 5)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
@@ -109,7 +112,7 @@ class Publisher:
     def start(self) -> None:
         """Connect in the background (retrying while the broker is down)."""
         self.client.connect_async(self.cfg.host, self.cfg.port, keepalive=self.cfg.keepalive)
-        self.client.loop_start()
+        self._net.start()
         self._pump = threading.Thread(target=self._run_pump, name="outbox-pump", daemon=True)
         self._pump.start()
         self._wake.set()
@@ -125,7 +128,7 @@ class Publisher:
             with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(timeout)
         self.client.disconnect()
-        self.client.loop_stop()
+        self._net.stop(timeout)
 
     # -- what the core calls --------------------------------------------------
     @property
@@ -269,6 +272,7 @@ class Publisher:
                     self._inflight[info.mid] = m.seq
                     self.inflight_peak = max(self.inflight_peak, len(self._inflight))
                 self._handed = m.seq
+            self._net.flush()  # alerts go out from this thread, no hand-over
 
 
 def broker_login(url: str, base: str, username: str, password: str,
@@ -312,16 +316,17 @@ def broker_login(url: str, base: str, username: str, password: str,
         client.tls_set()
     client.on_connect = on_connect
     client.on_publish = on_publish
+    net = NetLoop(client, name="mqtt-login")
     try:
         client.connect_async(u.hostname, u.port or (443 if u.scheme == "wss" else 80),
                              keepalive=10)
-        client.loop_start()
+        net.start()
         if not done.wait(timeout):
             raise TimeoutError(f"no answer from the broker at {url}")
     finally:
         with contextlib.suppress(Exception):
             client.disconnect()
-        client.loop_stop()
+        net.stop(1.0)
     if result["rc"].is_failure:
         return None
     pub = result.get("pub")
