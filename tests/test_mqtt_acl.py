@@ -35,7 +35,7 @@ class V5Client:
         self.c.on_message = self._on_message
         self.c.connect("127.0.0.1", port)
         self.c.loop_start()
-        assert self.connected.wait(5)
+        assert self.connected.wait(30)
 
     def _on_publish(self, c: Any, u: Any, mid: int, rc: ReasonCode, p: Any) -> None:
         with self.got:
@@ -50,10 +50,10 @@ class V5Client:
     def publish(self, topic: str, payload: bytes) -> ReasonCode:
         info = self.c.publish(topic, payload, qos=1)
         with self.got:
-            assert self.got.wait_for(lambda: info.mid in self.acks, 5)
+            assert self.got.wait_for(lambda: info.mid in self.acks, 30)
             return self.acks[info.mid]
 
-    def wait(self, pred: Any, timeout: float = 5) -> bool:
+    def wait(self, pred: Any, timeout: float = 30) -> bool:
         with self.got:
             return bool(self.got.wait_for(lambda: pred(self.messages), timeout))
 
@@ -76,6 +76,11 @@ def test_viewer_command_refused_director_command_applied(mosquitto, tmp_path: Pa
     daemon.start()
     clients: list[V5Client] = []
     try:
+        # The daemon connects in the background. Until it has, a client subscribed
+        # already gets its bridge state as a live message (retain flag clear, so the
+        # wait below for the retained one never ends) and the director's command
+        # reaches nobody: both failed this test on a loaded machine.
+        assert daemon.publisher.wait_listening(30), "the daemon never subscribed to commands"
         director = V5Client(broker.port, "director")
         viewer = V5Client(broker.port, "viewer")
         clients += [director, viewer]
