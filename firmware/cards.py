@@ -78,7 +78,7 @@ class CardMap:
             uid_hex, card = parts[0], parts[1].upper()
             if card[1:] == "10":
                 card = card[0] + "T"
-            if not card_ok(card) or len(uid_hex) not in (8, 14):
+            if not card_ok(card) or len(uid_hex) not in (8, 14, 16):
                 raise ValueError(f"deck line {n}: bad UID or card")
             self._m[bytes(int(uid_hex[i : i + 2], 16) for i in range(0, len(uid_hex), 2))] = card
         return self

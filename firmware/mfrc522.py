@@ -345,6 +345,24 @@ class MFRC522:
             self._timer(self.timeout_ms)
         return st == OK and len(rx) == 1 and rx[0] & 0x0F == 0x0A
 
+    def identities(self):
+        """Enrolment: [(uid, (card, deck, locked))] of the tags on the antenna (pages 2-5)."""
+        from cards import tag_state
+
+        return [(u, tag_state(p)) for u, p in self.inventory(lambda uid: True, 2)
+                if p is not None]
+
+    def write_identity(self, uid, card, deck):
+        """Write ``card`` (page 4) and ``deck`` (page 5) into tag ``uid`` and set the static
+        lock bits of pages 4 and 5; True when every WRITE was acknowledged."""
+        from cards import encode_pages
+
+        ok = self.select_uid(uid) and self.write_page(4, encode_pages(card)) \
+            and self.write_page(5, bytes((deck & 0xFF, deck >> 8, 0, 0))) \
+            and self.write_page(2, b"\x00\x00\x30\x00")  # lock pages 4 and 5
+        self.halt()
+        return ok
+
     def inventory(self, want_pages=None, page=4, max_tags=20, stop=None):
         """All tags on the antenna: list of (uid, pages or None).
 

@@ -48,7 +48,6 @@ observing.
 import asyncio
 import select
 
-from cards import tag_state
 from debounce import Debouncer
 from slots import Slots
 from ticks import ticks_diff, ticks_ms
@@ -296,9 +295,8 @@ class Reader:
                     self.send(codec.FAULT, {"code": 10, "t": self.now(), "antenna": i})
                 return
         here = {}
-        for uid, raw in sc.enrol_read(i):
-            card, deck, locked = tag_state(raw)
-            state = (card, deck, locked)
+        for uid, state in sc.enrol_read(i):
+            card, deck, locked = state
             here[uid] = state
             old = self._tags.get(uid)
             if old is None or old[0] != state:

@@ -25,10 +25,12 @@ the loops in the sense mat under the cloth (a tag is powered only within
 the hand. The capabilities list exactly the zones of the antennas fitted.
 """
 
-from cards import card_order, encode_pages
+from cards import card_order
 from mfrc522 import MFRC522Error
+from pn5180 import PN5180Error
 
-FAULT_CHIP = 3  # rfid-chip-timeout: the MFRC522 does not answer (version register)
+CHIP_ERRORS = (MFRC522Error, PN5180Error)
+FAULT_CHIP = 3  # rfid-chip-timeout: the chip does not answer (version, BUSY, IRQ, field)
 FAULT_CLONE = 9  # rfid-chip-clone: version 0x12, used but reported once
 
 # The level each antenna's reach implies; an antenna zone not listed gives `unknown`.
@@ -44,7 +46,8 @@ PROBE_ZONES = ("table", "trick")
 PROBE_GAIN = 1  # RxGain 23 dB, 10 dB under the 33 dB the scan runs at
 WEAK_CONF = 0.3
 # Air time (hardware/README.md, section 6; BENCHMARKS.md, simulated): per tag found
-# (with its collision steps), the empty final request
+# (with its collision steps), the empty final request; a chip may say its own
+# (``tag_ms``, ``empty_ms``: the PN5180 port's ISO 15693 figures)
 TAG_MS = 8
 EMPTY_MS = 2
 
@@ -73,7 +76,7 @@ class RfidScanner:
     kind = "rfid"
 
     def __init__(self, antennas, cards, settle_ms=5):
-        self.antennas = antennas  # [(zone, MFRC522)], antenna index = position
+        self.antennas = antennas  # [(zone, MFRC522 or PN5180Port)], antenna index = position
         self.antenna_count = len(antennas)
         self.cards = cards
         self.settle_ms = settle_ms
@@ -97,7 +100,7 @@ class RfidScanner:
         zone, chip = self.antennas[i]
         try:
             chip.init()
-        except MFRC522Error:
+        except CHIP_ERRORS:
             if not self.dead[i]:
                 self._faults.append((FAULT_CHIP, zone, i))
                 self.errors += 1
@@ -111,7 +114,9 @@ class RfidScanner:
 
     def estimate_ms(self, i):
         """Air time antenna ``i`` will likely take: its settle time and the tags it had."""
-        return self.settle_ms + EMPTY_MS + TAG_MS * max(1, self.found[i])
+        chip = self.antennas[i][1]
+        return self.settle_ms + getattr(chip, "empty_ms", EMPTY_MS) + \
+            getattr(chip, "tag_ms", TAG_MS) * max(1, self.found[i])
 
     def begin(self, i=0):
         """Field of antenna ``i`` on (every other one off first); ms to settle, or -1 if dead."""
@@ -120,7 +125,7 @@ class RfidScanner:
             return -1
         try:
             self.antennas[i][1].field(True)
-        except MFRC522Error:
+        except CHIP_ERRORS:
             self._mark_dead(i)
             return -1
         self._on = i
@@ -130,7 +135,7 @@ class RfidScanner:
         if self._on >= 0:
             try:
                 self.antennas[self._on][1].field(False)
-            except MFRC522Error:
+            except CHIP_ERRORS:
                 self._mark_dead(self._on)
             self._on = -1
 
@@ -162,12 +167,12 @@ class RfidScanner:
             # a version register that stops answering is a dead chip, not an empty antenna
             v = chip.version()
             if v == 0 or v == 0xFF:
-                raise MFRC522Error("no version")
-            found = chip.inventory(self.cards.wants_pages, 4, 20, stop)
+                raise MFRC522Error("no version")  # caught below with the others
+            found = chip.inventory(self.cards.wants_pages, max_tags=20, stop=stop)
             if stop is not None and stop():
                 self.overruns += 1
             strong = {}
-            if zone in PROBE_ZONES:
+            if zone in PROBE_ZONES and getattr(chip, "probe", True):
                 for uid, _ in found:
                     k = (i, uid)
                     s = self._strong.get(k)
@@ -175,7 +180,7 @@ class RfidScanner:
                         continue  # no time left in the slot: probed at a later read
                     strong[k] = chip.answers(uid, PROBE_GAIN) if s is None else s
             self._off()
-        except MFRC522Error:
+        except CHIP_ERRORS:
             self._on = -1
             self._mark_dead(i)
             return
@@ -206,33 +211,29 @@ class RfidScanner:
 
     # -- enrolment (tablesense deck): tags as they are, and writing them ----------------
     def enrol_read(self, i):
-        """[(uid, 16 bytes from page 2)] on antenna ``i`` (field on since begin(i)), field off."""
+        """[(uid, (card, deck, locked))] on antenna ``i`` (field on since begin(i)), field off."""
         if self._on != i or self.dead[i]:
             return []
         try:
-            found = self.antennas[i][1].inventory(lambda uid: True, 2)
+            found = self.antennas[i][1].identities()
             self._off()
-        except MFRC522Error:
+        except CHIP_ERRORS:
             self._on = -1
             self._mark_dead(i)
             return []
-        return [(u, p) for u, p in found if p is not None]
+        return found
 
     def write_tag(self, i, uid, card, deck):
-        """Write ``card`` and ``deck`` into tag ``uid`` on antenna ``i`` and lock those pages.
+        """Write ``card`` and ``deck`` into tag ``uid`` on antenna ``i`` and lock them.
 
-        The field of ``i`` must be on (begin(i)). True when every WRITE was acknowledged.
+        The field of ``i`` must be on (begin(i)). True when every write was acknowledged.
         """
         if self._on != i or self.dead[i]:
             return False
-        chip = self.antennas[i][1]
         try:
-            ok = chip.select_uid(uid) and chip.write_page(4, encode_pages(card)) \
-                and chip.write_page(5, bytes((deck & 0xFF, deck >> 8, 0, 0))) \
-                and chip.write_page(2, b"\x00\x00\x30\x00")  # lock pages 4 and 5
-            chip.halt()
+            ok = self.antennas[i][1].write_identity(uid, card, deck)
             self._off()
-        except MFRC522Error:
+        except CHIP_ERRORS:
             self._on = -1
             self._mark_dead(i)
             return False

@@ -1,5 +1,7 @@
 """``tablesense deck``: deck files, and enrolment and verification against the real
-firmware in the MicroPython VM (simulated MFRC522s and NTAG213 tags behind a pty)."""
+firmware in the MicroPython VM behind a pty: the table build (a simulated PN5180 and
+ICODE SLIX2 tags, ISO/IEC 15693 blocks written and locked) and the bench build
+(simulated MFRC522s and NTAG213 tags)."""
 
 from __future__ import annotations
 
@@ -15,14 +17,15 @@ from tablesense.sim.firmware import find_micropython, start_reader
 
 FW = Path(__file__).resolve().parents[1] / "firmware"
 sys.path.insert(0, str(FW))
-from sim.tags import card_uid  # noqa: E402
+from sim.tags import card_uid, card_uid15693  # noqa: E402
 
 DECK = decks.DECK
 CLI = [sys.executable, "-m", "tablesense.cli", "deck"]
+CHIPS = ["pn5180", "mfrc522"]
 
 
-def uid(card: str) -> str:
-    return card_uid(card).hex().upper()
+def uid(card: str, chip: str = "pn5180") -> str:
+    return (card_uid15693(card) if chip == "pn5180" else card_uid(card)).hex().upper()
 
 
 def test_deck_files_round_trip_and_errors_name_file_line_field(tmp_path: Path) -> None:
@@ -74,8 +77,9 @@ def _vm() -> None:
         pytest.skip("no MicroPython VM")
 
 
+@pytest.mark.parametrize("chip", CHIPS)
 def test_enroll_writes_and_locks_each_new_tag_and_verify_reads_them_back(
-        tmp_path: Path) -> None:
+        tmp_path: Path, chip: str) -> None:
     _vm()
     physical = ["HA", "D7", "C9", "S4"]  # blank tags laid on the table one after another
     scen = tmp_path / "blank.jsonl"
@@ -83,7 +87,7 @@ def test_enroll_writes_and_locks_each_new_tag_and_verify_reads_them_back(
         json.dumps({"t": 400 + 700 * i, "seat": "N", "card": c, "zone": "table",
                     "blank": True}) + "\n" for i, c in enumerate(physical)))
     out = tmp_path / "deck-7.txt"
-    r = start_reader("N", scen)
+    r = start_reader("N", scen, chip=chip)
     try:
         done = subprocess.run([*CLI, "enroll", r.port, "--deck", "7", "--cards",
                                "SA,SK,SQ,SJ", "-o", str(out), "--timeout", "30"],
@@ -94,7 +98,7 @@ def test_enroll_writes_and_locks_each_new_tag_and_verify_reads_them_back(
         assert d.deck_id == 7
         # each blank tag became one of the four cards (in the order laid, unless a loaded
         # machine let two of them arrive before the reader was in enrolment mode)
-        assert sorted(d.cards) == sorted(uid(p) for p in physical)
+        assert sorted(d.cards) == sorted(uid(p, chip) for p in physical)
         assert sorted(d.cards.values()) == sorted(["SA", "SK", "SQ", "SJ"])
         # the tags now say so themselves: read back through the reader
         v = subprocess.run([*CLI, "verify", r.port, str(out), "--seconds", "4", "--json"],
@@ -114,10 +118,11 @@ def test_enroll_writes_and_locks_each_new_tag_and_verify_reads_them_back(
         r.stop()
 
 
-def test_verify_a_whole_deck_with_a_stranger_and_a_double(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chip", CHIPS)
+def test_verify_a_whole_deck_with_a_stranger_and_a_double(tmp_path: Path, chip: str) -> None:
     _vm()
     file = tmp_path / "deck-7.txt"
-    file.write_text(decks.Deck(7, {uid(c): c for c in DECK}).text())
+    file.write_text(decks.Deck(7, {uid(c, chip): c for c in DECK}).text())
     lines = []
     zones = ("trick", "table", "floor")
     for i, c in enumerate(DECK[:50]):  # spread over the three antennas
@@ -126,7 +131,7 @@ def test_verify_a_whole_deck_with_a_stranger_and_a_double(tmp_path: Path) -> Non
     lines.append({"t": 0, "seat": "N", "card": "C2", "zone": "table", "deck": 8})
     scen = tmp_path / "deck.jsonl"
     scen.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    r = start_reader("N", scen)
+    r = start_reader("N", scen, chip=chip)
     try:
         v = subprocess.run([*CLI, "verify", r.port, str(file), "--seconds", "6"],
                            capture_output=True, text=True, timeout=60)
@@ -136,7 +141,8 @@ def test_verify_a_whole_deck_with_a_stranger_and_a_double(tmp_path: Path) -> Non
     out = v.stdout.splitlines()
     assert out[0] == "deck 7: 52 tags seen, 50 of 52 cards"
     assert "missing: C3 C2" in out
-    assert f"duplicate: SA in tags {', '.join(sorted([uid('SA'), uid('C3')]))}" in out
-    assert f"foreign: tag {uid('C2')} (C2 of deck 8)" in out
-    assert f"mismatched: tag {uid('C3')} holds SA; the file says C3" in out
+    both = ", ".join(sorted([uid("SA", chip), uid("C3", chip)]))
+    assert f"duplicate: SA in tags {both}" in out
+    assert f"foreign: tag {uid('C2', chip)} (C2 of deck 8)" in out
+    assert f"mismatched: tag {uid('C3', chip)} holds SA; the file says C3" in out
     assert out[-1] == "not ok"

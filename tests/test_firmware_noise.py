@@ -278,7 +278,9 @@ def per_card(obs: list[dict[str, Any]]) -> dict[str, list[tuple[str, str, str]]]
     return out
 
 
-def test_the_firmware_in_the_vm_reports_the_truth_under_club_noise(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chip", ["pn5180", "mfrc522"])
+def test_the_firmware_in_the_vm_reports_the_truth_under_club_noise(
+        tmp_path: Path, chip: str) -> None:
     vm = _vm()
     scen = scenario(tmp_path / "s.jsonl")
     noise = tmp_path / "club.json"
@@ -288,7 +290,8 @@ def test_the_firmware_in_the_vm_reports_the_truth_under_club_noise(tmp_path: Pat
     totals: dict[str, int] = {}
     for seed in (1, 2, 3):
         out = subprocess.run([vm, str(FW / "sim" / "vrun.py"), "--seat", "N", "--scenario",
-                              str(scen), "--noise", str(noise), "--noise-seed", str(seed)],
+                              str(scen), "--noise", str(noise), "--noise-seed", str(seed),
+                              "--chip", chip],
                              env=env, capture_output=True, text=True, timeout=60, check=True)
         lines = [json.loads(x) for x in out.stdout.splitlines()]
         stats = lines.pop()["stats"]
@@ -297,7 +300,8 @@ def test_the_firmware_in_the_vm_reports_the_truth_under_club_noise(tmp_path: Pat
             totals[k] = totals.get(k, 0) + v
     # the noise was there, and the firmware's filters had work to do
     assert totals["missed"] > 100 and totals["crosstalk"] > 0, totals
-    assert totals["weak"] > 0, totals
+    if chip == "mfrc522":  # its lowered receiver gain tells a neighbour's card (weak);
+        assert totals["weak"] > 0, totals  # the PN5180 port has no such probe yet
 
 
 def test_the_firmware_in_the_vm_behind_a_noisy_wire(tmp_path: Path) -> None:

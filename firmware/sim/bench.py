@@ -55,7 +55,8 @@ def main():
     events = [{"t": 0, "card": c, "zone": "table"} for c in dummy]
     events.append({"t": 0, "card": "C2", "zone": "trick"})
     chips, ants, clock, _ = rfid_hardware(ZONES)
-    spi = ants[0][1]._spi
+    drv = ants[0][1]
+    spi = getattr(drv, "chip", drv)._spi  # the PN5180 port's chip, or the MFRC522
     world = World("N", events, chips)
     world.advance(0)
     sc = RfidScanner(ants, CardMap(), settle_ms=5)
@@ -66,7 +67,8 @@ def main():
         clock.advance(ms * 1000)
 
     rd.scan_sync(settle)  # first scan learns the tags (NTAG READ); steady state after
-    f0 = sum(c.frames for c in chips.values())
+    sims = {getattr(c, "chip", c) for c in chips.values()}  # one PN5180, or an MFRC522 each
+    f0 = sum(c.frames for c in sims)
     s0 = spi.transfers
     v0 = clock.us
     t0 = time.ticks_us()
@@ -74,7 +76,7 @@ def main():
         rd.scan_sync(settle)
     dt = time.ticks_diff(time.ticks_us(), t0)
     sim_ms = (clock.us - v0) / n / 1000
-    frames = (sum(c.frames for c in chips.values()) - f0) / n
+    frames = (sum(c.frames for c in sims) - f0) / n
     spis = (spi.transfers - s0) / n
     cards = len(rd.debouncer.state)
     # the loop alone: a canned scanner hands the same 14 cards to debounce + framing

@@ -39,6 +39,9 @@ class SimSPI:
                 self._low.append(chip)
             elif chip in self._low:
                 self._low.remove(chip)
+                end = getattr(chip, "cs_high", None)
+                if end is not None:  # a chip that acts when its frame ends (PN5180)
+                    end()
 
         pin = SimPin(1, edge)
         self._chips.append((pin, chip))

@@ -3,7 +3,8 @@
     micropython firmware/sim/main.py --seat N --scenario s.jsonl [--kind rfid|camera]
         [--scan-ms 20] [--debounce-ms 40] [--reader-id 1] [--serial SIM-N] [--stats]
         [--noise profile.json --noise-seed 1] [--epoch-ms MS]
-        [--antennas trick,table,floor] [--slots 1 --slot-ms 40] [--chip-version 0x92]
+        [--antennas trick,table,floor] [--slots 1 --slot-ms 40] [--chip pn5180|mfrc522]
+        [--chip-version 0x92]
 
 ``--noise``: a JSON object of poll-level noise rates (the host's
 ``tablesense.noise.Profile.poll_level()``; sim/noise.py) applied under the
@@ -21,11 +22,13 @@ Frames go to stdout and host frames are read from stdin: the launcher
 slave the host opens as a serial port. ``sys.path`` must hold firmware/ and
 the directory the build step filled with the shared modules (tablesense.board).
 
-``--antennas``: the zones of the seat's antennas (sim/rc522.py chips on one
-SimSPI, sharing one virtual clock and one Air); ``--slots``/``--slot-ms``: the
-table's time slots (slots.py), on the shared epoch clock when ``--epoch-ms``
-is given; ``--chip-version``: what the chips' version register reads (0x12: a
-clone).
+``--antennas``: the zones of the seat's antennas; ``--chip``: the table build's
+PN5180 (default: sim/pn5180_chip.py, one chip, its antennas behind the multiplexer,
+ICODE SLIX2 tags) or the bench build's MFRC522s (sim/rc522.py, one per antenna on
+one SimSPI, NTAG213 tags), sharing one virtual clock and one Air;
+``--slots``/``--slot-ms``: the table's time slots (slots.py), on the shared epoch
+clock when ``--epoch-ms`` is given; ``--chip-version``: what the MFRC522s' version
+register reads (0x12: a clone).
 """
 
 import asyncio
@@ -49,11 +52,28 @@ from sim.world import WDT, SimCamera, World, load, load_others
 ZONES = ("trick", "table", "floor")
 
 
-def rfid_hardware(zones, rng=None, version=0x92):
-    """A seat's simulated RFID hardware: chips on one bus, one clock, one air."""
-    clock = SimClock()
-    air = Air()
+CHIPS = ("pn5180", "mfrc522")
+
+
+def rfid_hardware(zones, rng=None, version=0x92, chip="pn5180", clock=None, air=None):
+    """A seat's simulated RFID hardware on one clock and one air: ``chip`` "pn5180" (the
+    table build: one PN5180, its antennas behind the multiplexer, ICODE SLIX2 tags) or
+    "mfrc522" (the bench build: an MFRC522 per antenna on one SPI bus, NTAG213 tags).
+    Returns ({zone: simulated antenna}, [(zone, the driver's antenna)], clock, air)."""
+    clock = clock if clock is not None else SimClock()
+    air = air if air is not None else Air()
     spi = SimSPI()
+    if chip == "pn5180":
+        from pn5180 import PN5180, Mux, PN5180Port
+
+        from sim.pn5180_chip import SimPN5180
+
+        sim = SimPN5180(zones, clock, air, rng)
+        drv = PN5180(spi, spi.attach(sim), sim.busy_pin, clock_us=clock.ticks_us,
+                     sleep=clock.sleep_us)
+        mux = Mux(sim.mux_pins)
+        ports = {p.name: p for p in sim.ports}
+        return ports, [(z, PN5180Port(drv, mux, k)) for k, z in enumerate(zones)], clock, air
     chips = {z: SimMFRC522(z, clock, air, rng, version) for z in zones}
     antennas = [(z, MFRC522SPI(spi, spi.attach(chips[z]), clock_us=clock.ticks_us,
                             sleep=clock.sleep_us))
@@ -66,7 +86,7 @@ def args(argv):
             "--debounce-ms": "40", "--reader-id": "", "--serial": "", "--settle-ms": "0",
             "--autostart": "0", "--noise": "", "--noise-seed": "1", "--epoch-ms": "",
             "--antennas": ",".join(ZONES), "--slots": "1", "--slot-ms": "40",
-            "--chip-version": "0x92"}
+            "--chip-version": "0x92", "--chip": "pn5180"}
     i = 1
     while i < len(argv):
         if argv[i] == "--stats":
@@ -84,9 +104,12 @@ def build(opts):
     seat = opts["--seat"]
     events = load(opts["--scenario"], seat) if opts["--scenario"] else []
     zones = tuple(z for z in opts["--antennas"].split(",") if z)
-    chips, antennas, _, _ = rfid_hardware(zones, None, int(opts["--chip-version"], 16))
+    if opts["--chip"] not in CHIPS:
+        raise SystemExit("--chip: pn5180 or mfrc522")
+    chips, antennas, _, _ = rfid_hardware(zones, None, int(opts["--chip-version"], 16),
+                                          opts["--chip"])
     for chip in chips.values():  # in real time behind a pty, host CPU matters more than
-        chip.irq_wait = True  # the poll loop's virtual granularity (vrun/bench keep it)
+        getattr(chip, "chip", chip).irq_wait = True  # the poll loop's virtual granularity
     noise = None
     others = []
     if opts.get("--noise"):

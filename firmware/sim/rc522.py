@@ -37,6 +37,7 @@ from mfrc522 import crc_a
 from pollnoise import RX_THRESHOLD, SIGNAL_ON
 
 from sim.clock import FDT_US, SPI_BYTE_US, SPI_CALL_US, Air, SimClock, frame_us
+from sim.tags import NTAG213
 
 WRITE_US = 4100  # NTAG213 EEPROM programming before the ACK (data sheet: tPROG 4.1 ms)
 REACH_MM = 25  # the design's reach over a sense-mat loop (hardware/README.md, section 2)
@@ -61,6 +62,7 @@ def read_probability(height_mm, stack=1, reach_mm=REACH_MM):
 
 
 class SimMFRC522:
+    tag_class = NTAG213
     def __init__(self, name="", clock=None, air=None, rng=None, version=0x92):
         self.name = name
         self.clock = clock if clock is not None else SimClock()

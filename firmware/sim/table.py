@@ -1,7 +1,7 @@
 """A whole table's RFID readers in virtual time: four boards, one air, their time slots.
 
     MICROPYPATH=firmware:<dir with codec.py> micropython firmware/sim/table.py \\
-        --scenario table.jsonl [--slots 4] [--slot-ms 40]
+        --scenario table.jsonl [--slots 4] [--slot-ms 40] [--chip pn5180|mfrc522]
 
 Each seat's firmware (RfidScanner, Reader with its Slots) runs on its own
 simulated hardware and its own virtual clock, all from one epoch, and every
@@ -30,26 +30,21 @@ SEATS = "NESW"
 ZONES = ("trick", "table", "floor")
 
 
-def seat_hardware(air, clock, zones=ZONES):
-    from mfrc522 import MFRC522SPI
+def seat_hardware(air, clock, zones=ZONES, chip="pn5180"):
+    from sim.main import rfid_hardware
 
-    from sim.bus import SimSPI
-    from sim.rc522 import SimMFRC522
-
-    spi = SimSPI()
-    chips = {z: SimMFRC522(z, clock, air) for z in zones}
-    ants = [(z, MFRC522SPI(spi, spi.attach(chips[z]), clock_us=clock.ticks_us,
-                           sleep=clock.sleep_us)) for z in zones]
+    chips, ants, _, _ = rfid_hardware(zones, chip=chip, clock=clock, air=air)
     return chips, ants
 
 
 class Board:
     """One seat's reader, stepped one antenna (or one wait) at a time."""
 
-    def __init__(self, seat, events, air, slots, slot_ms, scan_ms, debounce_ms, offset_us):
+    def __init__(self, seat, events, air, slots, slot_ms, scan_ms, debounce_ms, offset_us,
+                 chip="pn5180"):
         self.seat = seat
         self.clock = SimClock(offset_us)  # boards power up at slightly different times
-        chips, ants = seat_hardware(air, self.clock)
+        chips, ants = seat_hardware(air, self.clock, chip=chip)
         self.world = World(seat, events, chips)
         self.scanner = RfidScanner(ants, CardMap(), settle_ms=5)
         self.out = Frames()
@@ -91,13 +86,13 @@ class Board:
         self.scan_start = self.clock.us
 
 
-def run(lines, slots=4, slot_ms=40, scan_ms=20, debounce_ms=40, until_ms=None):
+def run(lines, slots=4, slot_ms=40, scan_ms=20, debounce_ms=40, until_ms=None, chip="pn5180"):
     air = Air()
     boards = []
     for k, seat in enumerate(SEATS):
         events = [e for e in lines if e.get("seat", seat) == seat]
         boards.append(Board(seat, events, air, slots, slot_ms, scan_ms, debounce_ms,
-                            1000 * 7 * k))
+                            1000 * 7 * k, chip))
     end = until_ms if until_ms is not None else max(
         [e.get("t", 0) for e in lines] + [0]) + 2000
     while True:
@@ -113,14 +108,14 @@ def run(lines, slots=4, slot_ms=40, scan_ms=20, debounce_ms=40, until_ms=None):
 
 
 def main(argv):
-    opts = {"--scenario": "", "--slots": "4", "--slot-ms": "40"}
+    opts = {"--scenario": "", "--slots": "4", "--slot-ms": "40", "--chip": "pn5180"}
     for i in range(1, len(argv) - 1, 2):
         opts[argv[i]] = argv[i + 1]
     lines = []
     for s in SEATS:
         lines.extend(load(opts["--scenario"], s))
     lines.sort(key=lambda e: e.get("t", 0))
-    obs, stats = run(lines, int(opts["--slots"]), int(opts["--slot-ms"]))
+    obs, stats = run(lines, int(opts["--slots"]), int(opts["--slot-ms"]), chip=opts["--chip"])
     for seat in SEATS:
         for o in obs[seat]:
             print(json.dumps(o))

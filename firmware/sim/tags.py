@@ -1,4 +1,5 @@
-"""NTAG213 tags as ISO/IEC 14443-3 type A state machines (7-byte UID, cascade level 2)."""
+"""Simulated tags: NTAG213 (ISO/IEC 14443-3 type A, 7-byte UID, cascade level 2) for the bench
+build, ICODE SLIX2 (ISO/IEC 15693, 8-byte UID, 16-slot inventory) for the table build."""
 
 from mfrc522 import crc_a
 
@@ -40,6 +41,13 @@ class NTAG213:
                 self.mem[20:22] = bytes((deck & 0xFF, deck >> 8))  # page 5: the deck id
         self.state = IDLE
         self.woke_halted = False
+
+    @classmethod
+    def for_card(cls, card, written, deck):
+        return cls(card_uid(card), written, deck)
+
+    def lock_identity(self):
+        self.mem[10] |= 0x30  # static lock bits L4, L5
 
     def power_up(self):
         self.state = IDLE
@@ -110,3 +118,80 @@ class NTAG213:
         for i in range(16):
             out[i] = self.mem[(page * 4 + i) % len(self.mem)]
         return bytes(out) + crc_a(out)
+
+
+def card_uid15693(card):
+    """A stable, distinct ISO/IEC 15693 UID for a card: E0 (ISO 15693), 04 (NXP), 01
+    (ICODE SLIX family), then 5 serial bytes, as the sim deals them. The least
+    significant byte (the first 8 bits an inventory's mask and slots look at) repeats
+    every 16 cards in its low nibble, so a full table stack collides in the first round
+    and the anticollision has to go deeper."""
+    s = "SHDC".index(card[0])
+    r = "AKQJT98765432".index(card[1])
+    n = s * 13 + r
+    return bytes((0xE0, 0x04, 0x01, 0x50 + s, r * 11 + 1, (n * 37) & 0xFF, 0x80 | r, n))
+
+
+class SLIX2:
+    """An ICODE SLIX2 label (ISO/IEC 15693): 64-bit UID, 79 blocks of 4 bytes (2528 bits of
+    user memory, NXP's ICODE selection table), a lock bit per block (LOCK BLOCK)."""
+
+    BLOCKS = 79
+
+    def __init__(self, uid, card=None, deck=None):
+        self.uid = bytes(uid)
+        self.uid_lsb = bytes(reversed(self.uid))  # as sent on air: least significant first
+        self.mem = bytearray(self.BLOCKS * 4)
+        self.locked = bytearray(self.BLOCKS)
+        if card:
+            self.mem[0:4] = b"TS" + card.encode()  # block 0: the card code
+            if deck is not None:
+                self.mem[4:6] = bytes((deck & 0xFF, deck >> 8))  # block 1: the deck id
+            else:
+                self.mem[4:6] = b"\xff\xff"
+        else:
+            self.mem[4:6] = b"\xff\xff"
+        self.powered = False
+
+    @classmethod
+    def for_card(cls, card, written, deck):
+        return cls(card_uid15693(card), written, deck)
+
+    def lock_identity(self):
+        self.locked[0] = self.locked[1] = 1
+
+    def power_up(self):
+        self.powered = True
+
+    def slot(self, mlen, mask):
+        """INVENTORY with a mask of ``mlen`` bits (``mask``: bytes, LSB first): the slot this
+        tag answers in (its UID's 4 bits after the mask), or -1 when the mask differs."""
+        u = self.uid_lsb
+        for i in range(mlen):
+            if (u[i >> 3] >> (i & 7)) & 1 != (mask[i >> 3] >> (i & 7)) & 1:
+                return -1
+        return (u[mlen >> 3] >> (mlen & 7)) & 0x0F
+
+    def read(self, block):
+        """(locked, 4 bytes) or None when the block does not exist."""
+        if not 0 <= block < self.BLOCKS:
+            return None
+        return self.locked[block], bytes(self.mem[block * 4 : block * 4 + 4])
+
+    def write(self, block, data):
+        """0, or the ISO 15693 error code: 0x10 no such block, 0x12 locked."""
+        if not 0 <= block < self.BLOCKS:
+            return 0x10
+        if self.locked[block]:
+            return 0x12
+        self.mem[block * 4 : block * 4 + 4] = bytes(data)
+        return 0
+
+    def lock(self, block):
+        """0, or 0x10 no such block, 0x11 already locked."""
+        if not 0 <= block < self.BLOCKS:
+            return 0x10
+        if self.locked[block]:
+            return 0x11
+        self.locked[block] = 1
+        return 0

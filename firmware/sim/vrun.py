@@ -51,11 +51,11 @@ class Frames:
 
 
 def run(seat, events, kind="rfid", scan_ms=20, debounce_ms=40, noise=None, seed=1,
-        others=None, tail_ms=2000, scan_cost_ms=0, settle_ms=5):
+        others=None, tail_ms=2000, scan_cost_ms=0, settle_ms=5, chip="pn5180"):
     """Play ``events`` (this seat's scenario lines) through the firmware; return
     (observations, stats). ``noise``: a poll-level profile dict (or None);
     ``others``: the neighbouring seats' lines, for cross-talk."""
-    chips, ants, clock, air = rfid_hardware(ZONES)
+    chips, ants, clock, air = rfid_hardware(ZONES, chip=chip)
     nz = Noise(noise, seed) if noise else None
     world = World(seat, events, chips, nz, others)
     if kind == "camera":
@@ -121,7 +121,7 @@ def main(argv):
         others = load_others(opts["--scenario"], seat)
     obs, stats = run(seat, load(opts["--scenario"], seat), kind, int(opts["--scan-ms"]),
                      int(opts["--debounce-ms"]), noise, int(opts["--noise-seed"]), others,
-                     scan_cost_ms=extra.get("--rf-ms", 0))
+                     scan_cost_ms=extra.get("--rf-ms", 0), chip=opts["--chip"])
     for o in obs:
         print(json.dumps(o))
     print(json.dumps({"stats": stats}))

@@ -10,10 +10,11 @@ seats, and journal lines whose ``type`` is not ``observe``, are skipped):
     {"t": 2500, "seat": "N", "fault": "clear", "zone": "trick"}
     {"t": 3500, "seat": "N", "fault": "camera"}                       # camera read fails
 
-The world puts each card's NTAG213 on the antenna its zone lies on (table,
-trick, and the floor mat for floor), ``height_mm`` above it (default 2: a card
-on the cloth) overlapping ``stack`` inlays (default 1), both optional fields
-of a scenario line. A card in the hand (or detached from it) is on no
+The world puts each card's tag (NTAG213 or ICODE SLIX2, as the chips read) on
+the antenna its zone lies on (table, trick, and the floor mat for floor),
+``height_mm`` above it (default 2: a card on the cloth) overlapping ``stack``
+inlays (default 1), both optional fields of a scenario line. A card in the hand
+(or detached from it) is on no
 antenna: RFID does not sense it. The simulated camera is answered with the
 cards' true zone, face, level, seen_by and conf.
 
@@ -28,7 +29,7 @@ import json
 
 from pollnoise import NEAR_ZONES, neighbours
 
-from sim.tags import NTAG213, card_uid
+from sim.tags import NTAG213
 
 ANTENNA_OF_ZONE = {"floor": "floor", "table": "table", "trick": "trick"}
 
@@ -64,7 +65,10 @@ class World:
         self.next = 0
         self.chips = chips or {}  # antenna zone -> SimMFRC522
         self.cards = {}  # card -> event dict (its current truth)
-        self.tags = {}  # card -> NTAG213
+        self.tags = {}  # card -> its tag (NTAG213 or SLIX2, as the antennas' chip reads)
+        self.tag_class = NTAG213
+        for chip in self.chips.values():
+            self.tag_class = getattr(chip, "tag_class", NTAG213)
         self.level_fault = False
         self.camera_fault = False
         self.noise = noise if noise is not None and noise.active() else None
@@ -110,9 +114,9 @@ class World:
         if tag is None:
             e = e or {}
             written = None if e.get("blank") else e.get("as", card).upper()
-            tag = self.tags[card] = NTAG213(card_uid(card), written, e.get("deck"))
+            tag = self.tags[card] = self.tag_class.for_card(card, written, e.get("deck"))
             if e.get("deck") is not None:
-                tag.mem[10] |= 0x30  # static lock bits L4, L5
+                tag.lock_identity()
         return tag
 
     def rfid_poll(self, chip):

@@ -63,8 +63,8 @@ def parse(text: str, source: str = "<deck>") -> Deck:
         uid, card = parts[0].upper(), parts[1].upper()
         if card[1:] == "10":
             card = card[0] + "T"
-        if len(uid) not in (8, 14) or any(ch not in "0123456789ABCDEF" for ch in uid):
-            raise DeckError(f"{source}:{n}: uid: {parts[0]!r} is not 8 or 14 hex digits")
+        if len(uid) not in (8, 14, 16) or any(ch not in "0123456789ABCDEF" for ch in uid):
+            raise DeckError(f"{source}:{n}: uid: {parts[0]!r} is not 8, 14 or 16 hex digits")
         if card not in DECK:
             raise DeckError(f"{source}:{n}: card: {parts[1]!r} is not a card")
         if uid in deck.cards:

@@ -1,8 +1,9 @@
 """Start the reader firmware, unmodified, in the MicroPython unix VM, one process per seat.
 
-The VM runs ``firmware/sim/main.py``: the firmware modules drive simulated
-MFRC522 chips over a simulated SPI bus, the scenario file moves NTAG213 tags
-between the antennas, and frames go to the VM's stdout. Stdin and stdout are
+The VM runs ``firmware/sim/main.py``: the firmware modules drive a simulated
+PN5180 and its antenna multiplexer (or, for the bench build, MFRC522 chips) over a
+simulated SPI bus, the scenario file moves ICODE SLIX2 (or NTAG213) tags between
+the antennas, and frames go to the VM's stdout. Stdin and stdout are
 the *master* side of a pty made here; the host opens the *slave*
 (``SimReader.port``, ``/dev/pts/N``) as a serial port, exactly as it opens a
 real reader's ``/dev/ttyACM0``::
@@ -42,6 +43,7 @@ RANKS = "AKQJT98765432"
 LEVEL_OF_ZONE = {"table": "at", "trick": "at", "floor": "below"}
 ANTENNA_OF_ZONE = {"floor": "floor", "table": "table", "trick": "trick"}
 RFID_ANTENNAS = ("trick", "table", "floor")  # firmware/sim/main.py's default
+RFID_CHIPS = ("pn5180", "mfrc522")  # firmware/sim/main.py --chip: the table and bench builds
 CAMERA_MIN_CONF = 0.6
 
 
@@ -148,6 +150,7 @@ def start_reader(
     noise: dict[str, Any] | None = None,
     noise_seed: int = 1,
     epoch_ms: int | None = None,
+    chip: str = "pn5180",
 ) -> SimReader:
     """Boot a simulated reader for ``seat`` playing ``scenario_path`` (JSON lines).
 
@@ -164,18 +167,24 @@ def start_reader(
     cross-talk reads the neighbouring seats' lines of the same scenario file).
     ``epoch_ms``: scenario time 0 as wall-clock ms since the epoch instead of the
     VM's boot, so readers started one after another share one timetable clock.
+    ``chip``: the RFID front end simulated under the firmware: ``pn5180`` (the table
+    build: ISO/IEC 15693, ICODE SLIX2 tags) or ``mfrc522`` (the bench build: ISO/IEC
+    14443A, NTAG213 tags); hardware/README.md.
     """
     if seat not in SEATS:
         raise ValueError(f"seat {seat!r}: expected one of N E S W")
     if kind not in ("rfid", "camera"):
         raise ValueError(f"kind {kind!r}: expected rfid or camera")
+    if chip not in RFID_CHIPS:
+        raise ValueError(f"chip {chip!r}: expected one of {' '.join(RFID_CHIPS)}")
     fw = firmware_dir()
     exe = micropython or find_micropython()
     workdir = Path(tempfile.mkdtemp(prefix=f"tablesense-sim-{seat}-"))
     board.place_shared(workdir)
     argv = [exe, str(fw / "sim" / "main.py"), "--seat", seat, "--kind", kind,
             "--scan-ms", str(scan_ms), "--debounce-ms", str(debounce_ms),
-            "--settle-ms", str(settle_ms), "--autostart", "1" if autostart else "0"]
+            "--settle-ms", str(settle_ms), "--autostart", "1" if autostart else "0",
+            "--chip", chip]
     if scenario_path is not None:
         argv += ["--scenario", str(Path(scenario_path).resolve())]
     if reader_id is not None:

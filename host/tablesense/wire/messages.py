@@ -52,7 +52,8 @@ CAPABILITIES = ("face", "level", "seen_by", "conf", "floor", "detached", "calls"
 # hand/table/trick predates them (firmware < 0.3.0) and is trusted for every zone.
 ZONE_CAPABILITIES = ("hand", "detached", "table", "trick", "floor")
 MAINT_ACTIONS = ("stop", "bootloader", "reset", "enrol", "scan")
-UID_LEN = 7  # NTAG213's UID; a shorter one is zero-padded on the right
+UID_LEN = 8  # an ISO/IEC 15693 UID (ICODE SLIX2); on the wire its length, then 8 bytes
+# zero-padded on the right (NTAG213: 7 bytes, ISO/IEC 14443 single size: 4)
 NO_DECK = 0xFFFF
 NONE_BYTE = 0xFF  # "absent" for the optional one-byte fields of FAULT
 SEEN_KNOWN = 0x80  # OBSERVE seen_by byte: bit 7 set = the list is known
@@ -136,7 +137,7 @@ TYPE_IDS = {name: mtype for mtype, name in TYPE_NAMES.items()}
 # Struct format of each kind's bytes (HELLO's serial adds its own bytes after them).
 _FORMATS = {"code": "B", "card": "B", "call": "B", "face_level": "B", "seen_by": "B",
             "conf": "B", "version": "BBB", "caps": "H", "serial": "B", "flag": "B",
-            "uid": f"{UID_LEN}s"}
+            "uid": f"B{UID_LEN}s"}
 
 
 def _err(key: str, value: object, want: str) -> LocalProtocolError:
@@ -265,7 +266,8 @@ def _encode_field(
     if kind == "flag":
         return [1 if f[key] else 0]
     if kind == "uid":
-        return [_uid(f, key)]
+        b = _uid(f, key)
+        return [len(b), b + bytes(UID_LEN - len(b))]
     if kind == "call":
         return [call_index(f[key])]
     if kind == "seen_by":
@@ -316,9 +318,9 @@ def _uid(f: "dict[str, Any]", key: str) -> bytes:
         b = bytes.fromhex(v) if isinstance(v, str) else b""
     except ValueError:
         b = b""
-    if not 4 <= len(b) <= UID_LEN:
-        raise _err(key, v, "a tag UID: 8 or 14 hex digits")
-    return b + bytes(UID_LEN - len(b))
+    if len(b) not in (4, 7, UID_LEN):
+        raise _err(key, v, "a tag UID: 8, 14 or 16 hex digits")
+    return b
 
 
 def _is_serial(s: str) -> bool:
@@ -382,7 +384,10 @@ def decode_payload(mtype: int, p: bytes) -> "dict[str, Any]":
         elif kind == "flag":
             out[key] = bool(v & 1)
         elif kind == "uid":
-            out[key] = bytes(v).hex().upper()
+            if v not in (4, 7, UID_LEN):
+                raise ValueError(f"{key} length {v}")
+            out[key] = bytes(values[i][:v]).hex().upper()
+            i += 1
         elif kind == "call":
             out[key] = call_name(v)
         elif kind == "face_level":
