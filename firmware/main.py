@@ -1,11 +1,14 @@
 """Board entry point (Raspberry Pi Pico, MicroPython): wire the hardware, run the reader.
 
-Bench build (hardware/README.md, section 10): SPI0 SCK GP18, MOSI GP19, MISO GP16
-at 10 MHz; MFRC522 chip-selects GP17 (trick), GP20 (table), GP21 (floor); shared
-RST GP22, pulsed at boot (mfrc522.hard_reset); the table's sync line on GP12
-(North drives it, the others listen). Frames go out over USB CDC (stdout) when
-it can take them, and host frames come in on stdin, so the REPL's Ctrl-C is
-turned off (MAINT stop gives the REPL back).
+Table build, the default (hardware/README.md, section 10): SPI0 SCK GP18, MOSI GP19,
+MISO GP16 at 7 MHz (the PN5180's limit); PN5180 NSS GP17, BUSY GP20, RESET_N GP22
+(pulsed at boot: pn5180.hard_reset); the RF multiplexer's select lines GP10, GP11
+choose the antenna (``antennas.txt`` order: channel 0, 1, ..). ``chip.txt`` holding
+``mfrc522`` selects the bench build instead: SPI at 10 MHz, MFRC522 chip-selects GP17
+(trick), GP20 (table), GP21 (floor), shared NRSTPD GP22 (mfrc522.hard_reset). Either
+way the table's sync line is GP12 (North drives it, the others listen). Frames go out
+over USB CDC (stdout) when it can take them, and host frames come in on stdin, so
+the REPL's Ctrl-C is turned off (MAINT stop gives the REPL back).
 
 ``seat.txt`` (one letter) and ``deck.txt`` (UID CARD lines) on the flash are
 optional: the host's CONFIG sets the seat, and tags carry their card code.
@@ -14,9 +17,10 @@ makes the reader sign its frames (hardware/protocol.md section 2a).
 ``noise.txt`` (``hold_ms``, ``gone_ms``, ``min_conf`` lines) overrides the
 debouncer's noise defaults (debounce.py, ``tune``); a line it cannot apply
 is skipped, the default kept. ``antennas.txt`` lists the zones fitted, one a
-line in chip-select order (default ``trick``, ``table``: the bench build, whose
-MFRC522 cannot drive a floor mat; add ``floor`` where a front end that can is
-fitted, hardware/README.md section 2); the HELLO claims exactly those.
+line in multiplexer channel (or chip-select) order: default ``trick``, ``table``,
+``table``, ``floor`` for the PN5180 build (section 3: the trick loop, the two table
+loops, the floor mat), ``trick``, ``table`` for the bench build (an MFRC522 cannot
+drive a floor mat); the HELLO claims exactly those.
 """
 
 import asyncio
@@ -28,14 +32,17 @@ import machine
 import micropython
 from cards import CardMap
 from machine import SPI, WDT, Pin, Timer
-from mfrc522 import MFRC522SPI, hard_reset
 from reader import Reader
 from zones import RfidScanner
 
-CHIP_SELECTS = (17, 20, 21)
-ZONES = ("trick", "table")
+CHIP_SELECTS = (17, 20, 21)  # bench build: one MFRC522 per antenna
+PN5180_NSS, PN5180_BUSY, RESET, MUX_PINS = 17, 20, 22, (10, 11)
+ZONES = {"pn5180": ("trick", "table", "table", "floor"), "mfrc522": ("trick", "table")}
 SLOTS = 4  # the seats of a table take turns (hardware/README.md, section 4)
-SLOT_MS = 70  # a table loop with half of dummy's 13 cards: 5 + 7 x 8 + 2 ms (section 6)
+# a table loop with half of dummy's 13 cards (section 6): ISO 15693, 5 ms settle + one-slot
+# round 3 + a 16-slot round (16 x 1 ms) + 7 x 6 ms = 66 ms, with room for a block READ;
+# ISO 14443A (bench): 5 + 7 x 8 + 2 ms
+SLOT_MS = {"pn5180": 100, "mfrc522": 70}
 SYNC_PIN = 12
 
 
@@ -49,14 +56,32 @@ def read_file(name, default):
 
 def build():
     debounce.tune(read_file("noise.txt", ""))  # before the Reader makes its Debouncer
-    spi = SPI(0, baudrate=10_000_000, polarity=0, phase=0, sck=Pin(18), mosi=Pin(19), miso=Pin(16))
-    zones = read_file("antennas.txt", "\n".join(ZONES)).split()
-    chips = [MFRC522SPI(spi, Pin(cs, Pin.OUT, value=1)) for cs in CHIP_SELECTS[: len(zones)]]
-    hard_reset(Pin(22, Pin.OUT, value=1), chips)  # late chips fail init: FAULT 3
+    kind = read_file("chip.txt", "pn5180")
+    if kind not in ZONES:
+        kind = "pn5180"
+    zones = read_file("antennas.txt", "\n".join(ZONES[kind])).split()
+    antennas: list = []
+    if kind == "pn5180":
+        import pn5180
+
+        spi = SPI(0, baudrate=7_000_000, polarity=0, phase=0, sck=Pin(18), mosi=Pin(19),
+                  miso=Pin(16))
+        pn5180.hard_reset(Pin(RESET, Pin.OUT, value=1))  # init() waits for its IDLE_IRQ
+        chip = pn5180.PN5180(spi, Pin(PN5180_NSS, Pin.OUT, value=1), Pin(PN5180_BUSY, Pin.IN))
+        mux = pn5180.Mux([Pin(p, Pin.OUT, value=0) for p in MUX_PINS])
+        antennas = [pn5180.PN5180Port(chip, mux, k) for k in range(len(zones))]
+    else:
+        import mfrc522
+
+        spi = SPI(0, baudrate=10_000_000, polarity=0, phase=0, sck=Pin(18), mosi=Pin(19),
+                  miso=Pin(16))
+        antennas = [mfrc522.MFRC522SPI(spi, Pin(cs, Pin.OUT, value=1))
+                    for cs in CHIP_SELECTS[: len(zones)]]
+        mfrc522.hard_reset(Pin(RESET, Pin.OUT, value=1), antennas)  # late: FAULT 3
     cards = CardMap()
     if read_file("deck.txt", ""):
         cards.load("deck.txt")  # else card codes come from tag memory
-    scanner = RfidScanner(list(zip(zones, chips, strict=False)), cards, settle_ms=5)
+    scanner = RfidScanner(list(zip(zones, antennas, strict=False)), cards, settle_ms=5)
     serial = "TS-" + "".join(f"{b:02X}" for b in machine.unique_id())
     key = read_file("key.txt", "")
     out = sys.stdout.buffer
@@ -71,7 +96,7 @@ def build():
     reader = Reader(
         scanner, out, sys.stdin.buffer, seat=read_file("seat.txt", "N"),
         scan_ms=50, debounce_ms=100, serial=serial[:32], wdt=WDT(timeout=2000),
-        key=bytes.fromhex(key) if key else None, slots=SLOTS, slot_ms=SLOT_MS,
+        key=bytes.fromhex(key) if key else None, slots=SLOTS, slot_ms=SLOT_MS[kind],
         writable=lambda: bool(poll.poll(0)), on_maint=maint,
     )
     sync = Pin(SYNC_PIN, Pin.IN, Pin.PULL_UP)

@@ -408,8 +408,8 @@ class PN5180:
             self._send(3 + nb)
             for slot in range(1 if one else 16):
                 if slot:
-                    if found and stop is not None and stop():
-                        break  # the tags of the later slots are read next time
+                    if stop is not None and stop():
+                        break  # the slot is ending: the later slots' tags next time
                     self._send(0, True)  # EOF: the tags move to the next slot
                 outcome, n = self._receive(SLOT_TIMEOUT_US)
                 if outcome == COLL:
@@ -519,6 +519,7 @@ class PN5180Port:
         self.channel = channel
         self.clone = False
         self._found: list = []  # preallocated list reused by every inventory
+        self._unread: list = []  # UIDs found without time left to read their block
         self._blk = bytearray(BLOCK_LEN)
 
     @property
@@ -543,16 +544,31 @@ class PN5180Port:
 
     def inventory(self, want_pages=None, block=CARD_BLOCK, max_tags=20, stop=None):
         """[(uid, 4 bytes of ``block`` or None)] for every tag on the antenna: the block is
-        read for a UID ``want_pages(uid)`` asks for (one the card map does not know)."""
+        read for a UID ``want_pages(uid)`` asks for (one the card map does not know).
+
+        A UID found when the slot had no time left for its READ is read first at the
+        next field-on, before the inventory: an antenna full of new tags is learned over
+        a few slots instead of spending each one on the same inventory."""
+        pre = None
+        if self._unread:
+            pre = {}
+            for uid in self._unread:
+                if want_pages is not None and want_pages(uid) and \
+                        (stop is None or not stop()) and \
+                        self.chip.read_block(uid, block, self._blk) >= 0:
+                    pre[uid] = bytes(self._blk)
+            del self._unread[:]
         found = self._found
         del found[:]
         self.chip.inventory(found, max_tags, stop)
         out = []
         for uid in found:
-            data = None
-            if want_pages is not None and want_pages(uid) and \
-                    self.chip.read_block(uid, block, self._blk) >= 0:
-                data = bytes(self._blk)
+            data = pre.get(uid) if pre is not None else None
+            if data is None and want_pages is not None and want_pages(uid):
+                if stop is not None and stop():
+                    self._unread.append(uid)  # no time left in the slot: next time
+                elif self.chip.read_block(uid, block, self._blk) >= 0:
+                    data = bytes(self._blk)
             out.append((uid, data))
         return out
 

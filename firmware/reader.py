@@ -60,7 +60,9 @@ SLOT_END_MS = TAG_MS + EMPTY_MS + 3  # a tag, the final request, a first READ: t
 # 0.3.0: HELLO claims the zones it senses (no face, no hand); one field at a time in the
 #        table's time slots; MAINT; clone chips (FAULT 9); a stalled host never blocks
 # 0.4.0: the wire package (wire/) and debounce.py placed from the host by one build step
-FIRMWARE = "0.4.0"
+# 0.5.0: the PN5180 (ISO 15693, ICODE SLIX2) table build by default, MFRC522 the bench
+#        build; TAG and WRITE carry the UID's length and up to 8 bytes
+FIRMWARE = "0.5.0"
 HEARTBEAT_MS = 1000
 
 
