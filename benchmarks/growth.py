@@ -9,7 +9,12 @@ Readers: ``scale.py``'s realistic load (a card event every 2-4 s a reader,
 the daemon's CPU (cores), resident memory, threads, and the probes' p50/p99.
 Boards: a robot journal of each size written to a file, then ``tablesense
 replay FILE`` in a process of its own: wall and CPU time, observations per
-second of each, and peak resident memory. Prints one JSON object a line and draws the plot
+second of each, and peak resident memory. The journal is ``engine.py``'s
+(the same robot boards, seed and times) up to ``--pool`` boards (2,000); a
+longer one repeats those boards, renumbered and later in time, written from
+line templates (a 100,000-board journal, 1.2 GB, in seconds rather than the
+robots' hour): the engine starts every board afresh, so a repeated deal costs
+what a new one does. Prints one JSON object a line and draws the plot
 (matplotlib, the ``bench`` extra) to ``--png`` (default: BENCHMARKS-growth.png
 beside BENCHMARKS.md).
 """
@@ -26,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine import write_journal
+from engine import journal_lines, write_journal
 from harness import Broker
 from scale import idle_rss, run_config
 
@@ -37,18 +42,68 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def replay_cost(boards: int, workdir: Path) -> dict[str, Any]:
+HEAD = '{"v":1,"t":'
+
+
+Template = list[tuple[int, bytes]]  # one board: each line's time and the rest of it
+
+
+def board_templates(boards: int, seed: int) -> tuple[list[tuple[bytes, bytes, Template]], int]:
+    """``engine.py``'s first ``boards`` robot boards as line templates: for each, its
+    board line around the board number, and its lines; and when the last board ends."""
+    pool: list[tuple[bytes, bytes, Template]] = []
+    end = 0
+    for line in journal_lines(boards, seed):
+        assert line.startswith(HEAD), line
+        comma = line.index(",", len(HEAD))
+        t, rest = int(line[len(HEAD):comma]), line[comma:].encode()
+        if rest.startswith(b',"type":"board",'):
+            before, after = rest.split(b'"board":', 1)
+            pool.append((before + b'"board":', after[after.index(b","):], []))
+        pool[-1][2].append((t, rest))
+        end = t
+    return pool, end + 1500
+
+
+def write_journal_cycled(path: Path, boards: int, seed: int, pool_size: int) -> tuple[int, int]:
+    """(events, observations) of a ``boards``-board journal written to ``path``: the
+    pool's boards again and again, renumbered, each round later than the last."""
+    pool, period = board_templates(min(boards, pool_size), seed)
+    observations_of = [sum(b'"type":"observe"' in rest for _, rest in lines)
+                       for _, _, lines in pool]
+    events = observations = 0
+    with open(path, "wb", buffering=1 << 20) as f:
+        for n in range(boards):
+            offset = (n // len(pool)) * period
+            before, after, lines = pool[n % len(pool)]
+            f.write(b'{"v":1,"t":%d%s%d%s\n' % (lines[0][0] + offset, before, n + 1, after))
+            f.writelines(b'{"v":1,"t":%d%s\n' % (t + offset, rest) for t, rest in lines[1:])
+            events += len(lines)
+            observations += observations_of[n % len(pool)]
+    return events, observations
+
+
+def replay_cost(boards: int, workdir: Path, pool_size: int) -> dict[str, Any]:
     path = workdir / f"journal-{boards}.jsonl"
-    events, observations = write_journal(path, boards, seed=1)
+    t0 = time.perf_counter()
+    if boards <= pool_size:
+        events, observations = write_journal(path, boards, seed=1)
+    else:
+        events, observations = write_journal_cycled(path, boards, 1, pool_size)
+    log(f"  journal of {boards} boards written in {time.perf_counter() - t0:.0f} s")
+    # time and CPU of the replay itself (the interpreter's start and imports left out)
     code = ("import resource, sys, time\nfrom tablesense.cli import main\n"
-            "t0 = time.perf_counter()\n"
+            "t0, c0 = time.perf_counter(), time.process_time()\n"
             f"rc = main(['replay', {str(path)!r}])\n"
             "u = resource.getrusage(resource.RUSAGE_SELF)\n"
-            "print(time.perf_counter() - t0, u.ru_maxrss, u.ru_utime + u.ru_stime,"
+            "print(time.perf_counter() - t0, u.ru_maxrss, time.process_time() - c0,"
             " file=sys.stderr)\nraise SystemExit(rc)\n")
     done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, check=True, text=True)
-    seconds, rss_kib, cpu = done.stderr.strip().splitlines()[-1].split()
+    *complaints, last = done.stderr.strip().splitlines()
+    if complaints:  # the journal must be valid throughout, or the figures mean nothing
+        raise SystemExit(f"replay of {boards} boards: {complaints[0]}")
+    seconds, rss_kib, cpu = last.split()
     size = path.stat().st_size
     path.unlink()
     return {"boards": boards, "events": events, "observations": observations,
@@ -89,11 +144,15 @@ def plot(readers: list[dict[str, Any]], boards: list[dict[str, Any]], png: Path)
             ax.grid(alpha=0.3)
     if boards:
         b = [r["boards"] for r in boards]
-        for ax, key, label in ((axes[1][0], "replay_cpu_s", "replay CPU time (s)"),
+        for ax, key, label in ((axes[1][0], "replay_cpu_s", "replay time (s)"),
                                (axes[1][1], "replay_peak_rss_mib", "replay peak RSS (MiB)"),
                                (axes[1][2], "replay_observations_per_cpu_s",
                                 "replay observations per CPU-second")):
-            ax.plot(b, [r.get(key, 0) for r in boards], "o-")
+            ax.plot(b, [r.get(key, 0) for r in boards], "o-",
+                    label="CPU" if key == "replay_cpu_s" else None)
+            if key == "replay_cpu_s":
+                ax.plot(b, [r["replay_s"] for r in boards], "s--", label="wall")
+                ax.legend()
             ax.set_xscale("log")
             if key == "replay_cpu_s":
                 ax.set_yscale("log")
@@ -117,6 +176,8 @@ def main() -> int:
     ap.add_argument("--boards", default="1000,10000,100000")
     ap.add_argument("--png", default=str(HERE.parent / "BENCHMARKS-growth.png"))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--pool", type=int, default=2000,
+                    help="distinct robot boards; a longer journal repeats them (default 2000)")
     ap.add_argument("--replot", nargs="*", default=None, metavar="JSONL",
                     help="draw the plot from rows this script printed before (files of its "
                          "JSON lines), measuring nothing")
@@ -152,7 +213,7 @@ def main() -> int:
                 broker.close()
         for b in (int(x) for x in args.boards.split(",") if x):
             t0 = time.monotonic()
-            row = replay_cost(b, work)
+            row = replay_cost(b, work, args.pool)
             boards.append(row)
             print(json.dumps(row), flush=True)
             log(f"  {b} boards in {time.monotonic() - t0:.0f} s")

@@ -6,7 +6,8 @@ Used by ``tablesense replay``, by the daemon on restart, and by the tests.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.events import BoardStart, Event
@@ -14,10 +15,10 @@ from tablesense.journal import JournalError, parse_lines
 from tablesense.laws import CODES
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(msgspec.Struct, frozen=True):
     """One step of a replay: the rulings an event made (``event`` None: the rulings of
-    incidents closed by a flush), or a line that was not valid (``error``)."""
+    incidents closed by a flush), or a line that was not valid (``error``). (A struct:
+    one is made for every line.)"""
 
     engine: Engine | None
     event: Event | None
@@ -37,7 +38,9 @@ def replay_steps(lines: Iterable[str | bytes], code: str | None = None) -> Itera
         if isinstance(item, BoardStart):
             if current is not None:
                 yield Step(current, None, current.flush())
-            current = engines.setdefault(item.table, Engine(code=code, codes=CODES))
+            current = engines.get(item.table)
+            if current is None:
+                current = engines[item.table] = Engine(code=code, codes=CODES)
         if current is None:
             yield Step(None, None, [],
                        f"line {no}: field type: a {item.type} event before any board event")
@@ -58,7 +61,8 @@ def replay_lines(lines: Iterable[str | bytes], code: str | None = None) -> Itera
     for step in replay_steps(lines, code):
         if step.error is not None:
             yield step.error
-        yield from step.rulings
+        if step.rulings:
+            yield from step.rulings
 
 
 def replay_file(path: str, code: str | None = None) -> list[Ruling]:

@@ -10,8 +10,9 @@ moves on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
+
+import msgspec
 
 from tablesense.events import Observe
 
@@ -21,15 +22,15 @@ THROWN_MS = 1000
 GroupKind = Literal["trick", "table"]
 
 
-@dataclass
-class Group:
-    """Movements that may be one incident, still open for more."""
+class Group(msgspec.Struct):
+    """Movements that may be one incident, still open for more (a struct: one is made
+    for every card played)."""
 
     kind: GroupKind  # "trick" (cards arriving in trick zones) or "table" (face up at rest)
     seat: str | None
     first_t: int
     window: int
-    items: list[Observe] = field(default_factory=list)
+    items: list[Observe] = msgspec.field(default_factory=list)
 
     def expired(self, t: int) -> bool:
         return t - self.first_t > self.window
@@ -100,7 +101,7 @@ class Incidents:
 
     def take_holding(self, card: str) -> list[Group]:
         """Close the groups that hold ``card`` (it is moving on)."""
-        done = [g for g in self.groups if card in g.cards]
+        done = [g for g in self.groups if any(x.card == card for x in g.items)]
         self.groups = [g for g in self.groups if g not in done]
         return done
 

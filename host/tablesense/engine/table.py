@@ -10,10 +10,11 @@ by ``flush()`` at the end of a journal, or ``tick(now)`` from a daemon.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tablesense.cards import SEATS, lho, partner
-from tablesense.engine.board import Board
+from tablesense.engine.board import ALLOWED, Board
 from tablesense.engine.code import Code, Codes, UnknownCode, find_code
 from tablesense.engine.effects import (
     AcceptLead,
@@ -131,23 +132,33 @@ class Engine:
         incidents that time had already closed are returned by the next call.
         """
         b = self.board
-        if b is None and not isinstance(event, BoardStart):
-            raise InvalidEvent("idle", event.type, "no board has started")
-        if b is not None:
-            b.check(event.type)
-        if event.t < self.now:
-            raise InvalidEvent(b.phase if b else "idle", event.type,
-                               f"time goes backwards ({event.t} < {self.now})")
-        self.now = event.t
-        self._advance(event.t)
-        if not isinstance(event, Observe):
+        kind, t = event.type, event.t
+        if b is None:
+            if not isinstance(event, BoardStart):
+                raise InvalidEvent("idle", kind, "no board has started")
+        elif kind not in ALLOWED[b.phase]:
+            b.check(kind)
+        if t < self.now:
+            raise InvalidEvent(b.phase if b else "idle", kind,
+                               f"time goes backwards ({t} < {self.now})")
+        self.now = t
+        if self.incidents.groups or self.sensing.conflicts:
+            self._advance(t)
+        if kind == "observe":
+            self._on_observe(event)  # type: ignore[arg-type]
+        else:
             self._close(self.incidents.take_all())
-        handler = self._handlers.get(event.type)
-        if handler is None:
-            handler = self._handlers[event.type] = getattr(self, "_on_" + event.type)
-        handler(event)
-        self._sweep(event.t)
-        return self._take()
+            handler = self._handlers.get(kind)
+            if handler is None:
+                handler = self._handlers[kind] = getattr(self, "_on_" + kind)
+            handler(event)
+        if self._in_trick_zone:
+            self._sweep(t)
+        out = self._out
+        if not out:
+            return []
+        self._out = []
+        return out
 
     def flush(self) -> list[Ruling]:
         """Close every open incident (end of a journal); a conflict still open counts."""
@@ -170,23 +181,22 @@ class Engine:
         if self.board is None:
             return
         while self.incidents.groups or self.sensing.conflicts:
-            open_: list[tuple[int, int, str | Group]] = [
-                (g.first_t, 0, g) for g in self.incidents.groups]
+            groups = self.incidents.groups
+            # the group that began first (the first of equals), or a conflict before it
+            first = min(groups, key=_began) if len(groups) > 1 else (
+                groups[0] if groups else None)
             conflict = self.sensing.oldest_conflict()
-            if conflict is not None:
-                open_.append((conflict.t, 1, conflict.card))
-            if not open_:
-                return
-            began, _, item = min(open_, key=lambda d: (d[0], d[1]))
-            if isinstance(item, Group):
-                if not item.expired(now):
+            if conflict is not None and (first is None or conflict.t < first.first_t):
+                if now - conflict.t < self.tuning.conflict_ms:
                     return
-                self.incidents.take(item)
-                self._close([item])
+                self.law.sensor_conflict(self.view, self.sensing.take_conflict(conflict.card))
+            elif first is not None:
+                if not first.expired(now):
+                    return
+                self.incidents.take(first)
+                self._close_one(first)
             else:
-                if now - began < self.tuning.conflict_ms:
-                    return
-                self.law.sensor_conflict(self.view, self.sensing.take_conflict(item))
+                return
 
     def snapshot(self) -> dict[str, Any]:
         b = self.board
@@ -223,10 +233,13 @@ class Engine:
         }
 
     # -- for law codes ---------------------------------------------------------
-    @property
-    def b(self) -> Board:
-        assert self.board is not None
-        return self.board
+    if TYPE_CHECKING:
+        @property
+        def b(self) -> Board:
+            """The board (asked for only while one is in play)."""
+    else:
+        b = property(attrgetter("board"), doc="The board (asked for only while one is in "
+                     "play): an attrgetter, read a few times every event.")
 
     def emit(self, d: Draft, t: int) -> Ruling:
         b = self.b
@@ -250,6 +263,9 @@ class Engine:
     def do(self, e: Effect, t: int) -> bool:
         """Apply one effect a law code asked for: the one place where they change the table."""
         b = self.b
+        if type(e) is Play:  # nearly every effect: before the match below tries
+            self.play(e.seat, e.card, t)
+            return True
         match e:
             case Play(seat, card):
                 self.play(seat, card, t)
@@ -490,7 +506,8 @@ class Engine:
                 return False
         elif not (prev.zone == "trick" and zone == "table" and o.face == "down"
                   and o.card in self.played and not self.incidents.groups
-                  and not b.trick_complete() and all(c != o.card for _, c in b.trick)
+                  and not b.trick_complete()
+                  and (not b.trick or all(c != o.card for _, c in b.trick))
                   and not (b.phase == "play" and b.all_played())):
             return False  # (_from_trick: no trick to quit, nothing to reconcile or end)
         if not self.sensing.quiet(o):
@@ -737,11 +754,14 @@ class Engine:
     def _close(self, groups: list[Group]) -> None:
         if not groups:
             return
-        for g in sorted(groups, key=lambda g: g.first_t):
-            if g.kind == "trick":
-                self._close_trick(g)
-            else:
-                self._close_table(g)
+        for g in sorted(groups, key=_began) if len(groups) > 1 else groups:
+            self._close_one(g)
+
+    def _close_one(self, g: Group) -> None:
+        if g.kind == "trick":
+            self._close_trick(g)
+        else:
+            self._close_table(g)
 
     def _close_table(self, g: Group) -> None:
         assert g.seat is not None
@@ -798,6 +818,10 @@ class Engine:
     def _take(self) -> list[Ruling]:
         out, self._out = self._out, []
         return out
+
+
+def _began(g: Group) -> int:
+    return g.first_t
 
 
 def next_seat(seat: str) -> str:

@@ -9,13 +9,14 @@ before, so a short dropout can be recognised. Filtering readings is
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import msgspec
 
 from tablesense.events import Observe
 
 
-class Position(NamedTuple):
-    """Where a card was last sensed (a tuple: one is made for every observation)."""
+class Position(msgspec.Struct, frozen=True, gc=False):
+    """Where a card was last sensed (a struct: one is made for nearly every observation,
+    and a struct is made and read faster than a named tuple)."""
 
     seat: str
     zone: str

@@ -10,6 +10,7 @@ lets a code assign an engine or board attribute.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
+from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol
 
 from tablesense.engine.effects import Effect
@@ -99,16 +100,21 @@ class TableView:
         self._eng = engine
 
     # -- reading ---------------------------------------------------------------
-    @property
-    def b(self) -> BoardView:
-        b = self._eng.board
-        assert b is not None
-        return b
+    # The two members law hooks read most (a few times each play), as properties
+    # made of attrgetter: read-only all the same, without a Python call each time.
+    if TYPE_CHECKING:
+        @property
+        def b(self) -> BoardView:
+            """The board (law hooks run only while a board is in play)."""
 
-    @property
-    def ob(self) -> Obligations:
-        """The code's own state for this deal (made by its ``new_state``)."""
-        return self._eng.ob
+        @property
+        def ob(self) -> Obligations:
+            """The code's own state for this deal (made by its ``new_state``)."""
+    else:
+        b = property(attrgetter("_eng.board"), doc="The board (law hooks run only while "
+                     "a board is in play).")
+        ob = property(attrgetter("_eng.ob"), doc="The code's own state for this deal (made "
+                      "by its ``new_state``).")
 
     def where(self, card: str) -> Position | None:
         return self._eng.tracker.where(card)
