@@ -293,8 +293,8 @@ class PtyReader:
             self.write(self.frame(mtype, fields))
             return self.seq - 1 & 0xFFFF
 
-    def hello(self) -> int:
-        return self.send(self.codec.HELLO, {"kind": "rfid", "firmware": "1.0.0",
+    def hello(self, kind: str = "rfid") -> int:
+        return self.send(self.codec.HELLO, {"kind": kind, "firmware": "1.0.0",
                                             "serial": self.serial, "capabilities": ["face"]})
 
     def beat(self) -> int:

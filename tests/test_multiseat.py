@@ -83,7 +83,8 @@ def test_one_camera_reader_reports_every_seat(mosquitto, pty_readers, tmp_path: 
         cam.start_heartbeats(0.1)
         deadline = time.monotonic() + 5
         while not cam.host_frames(codec.CONFIG) and time.monotonic() < deadline:
-            cam.hello()  # as a reader does, until a CONFIG comes (the link may not be open yet)
+            cam.hello("camera")  # as a reader does, until a CONFIG comes (the link may not
+            # be open yet)
             time.sleep(0.2)
         configs = cam.host_frames(codec.CONFIG)
         assert configs and configs[0].fields["seat"] == "N"  # type: ignore[attr-defined]
@@ -106,6 +107,8 @@ def test_one_camera_reader_reports_every_seat(mosquitto, pty_readers, tmp_path: 
         # W is not covered: refused, and the frames after it still arrive
         assert [(o["seat"], o["card"]) for o in got] == [("N", "SA"), ("E", "HK"), ("S", "C3")]
         assert {o["reader"] for o in got} == {"camera"}
+        # the kind of reader its HELLO named, for the engine's fusion of tags and cameras
+        assert {o["source"] for o in got} == {"camera"}
         assert daemon.tables["1"].counters["refused"] == 1
         assert daemon.links[0].health()["seats"] == ["N", "E", "S"]
     finally:

@@ -50,8 +50,10 @@ if TYPE_CHECKING:
     VulT: TypeAlias = str
     StrainT: TypeAlias = str
     SuitT: TypeAlias = str
+    SourceT: TypeAlias = str
 else:
     SeatT, ZoneT, FaceT, LevelT = vocab.Seat, vocab.Zone, vocab.Face, vocab.Level
+    SourceT = vocab.Source
     StepT, VulT = vocab.SetupStep, vocab.Vul
     CardT = Literal[ALL_CARDS]
     CallT = Literal[CALLS]
@@ -103,6 +105,9 @@ class Observe(Event, frozen=True, tag="observe"):
     seen_by: tuple[SeatT, ...] | None = None
     conf: Annotated[float, msgspec.Meta(ge=0, le=1)] | None = None
     rt: Time | None = None
+    # the kind of reader that sensed it (``rfid``, ``camera``: its HELLO), journaled by
+    # the daemon; absent: not known (then the engine takes the reading as it stands)
+    source: SourceT | None = None
 
     def to_json(self) -> dict[str, Any]:
         # Event.to_json spelled out for the most common line (the same object)
@@ -115,6 +120,8 @@ class Observe(Event, frozen=True, tag="observe"):
             out["conf"] = self.conf
         if self.rt is not None:
             out["rt"] = self.rt
+        if self.source is not None:
+            out["source"] = self.source
         return out
 
 
@@ -294,7 +301,9 @@ def _hands(obj: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
 _SEATS = frozenset(SEATS)
 _CARDS = frozenset(ALL_CARDS)
 _ZONES, _FACES, _LEVELS = frozenset(ZONES), frozenset(FACES), frozenset(LEVELS)
-_PLAIN_OBSERVE = frozenset(("v", "t", "type", "seat", "card", "zone", "face", "level", "rt"))
+_PLAIN_OBSERVE = frozenset(("v", "t", "type", "seat", "card", "zone", "face", "level", "rt",
+                            "source"))
+_SOURCES = frozenset(vocab.SOURCES)
 _SEAT_ORDER = {s: i for i, s in enumerate(SEATS)}
 assert len(RANKS) == 13 and len(_CARDS) == 52
 
@@ -303,12 +312,14 @@ def _fast_observe(obj: dict[str, Any]) -> Observe | None:
     """The common case, canonical and complete, without the field-by-field checks."""
     t, seat, card, zone = obj.get("t"), obj.get("seat"), obj.get("card"), obj.get("zone")
     face, level, rt = obj.get("face"), obj.get("level", "unknown"), obj.get("rt")
+    source = obj.get("source")
     if (type(t) is int and t >= 0 and type(seat) is str and seat in _SEATS
             and type(card) is str and card in _CARDS and type(zone) is str and zone in _ZONES
             and type(face) is str and face in _FACES and type(level) is str
             and level in _LEVELS and (rt is None or (type(rt) is int and rt >= 0))
+            and (source is None or source in _SOURCES)
             and obj.get("v", 1) == 1 and _PLAIN_OBSERVE.issuperset(obj)):
-        return Observe(t, seat, card, zone, face, level, rt=rt)
+        return Observe(t, seat, card, zone, face, level, rt=rt, source=source)
     return None
 
 
@@ -384,7 +395,7 @@ def parse_event(obj: Any) -> Event:
             raise EventError("conf", f"expected a number from 0 to 1, got {conf!r}")
         return Observe(t, _req(_seat(obj)), _req(_card(obj)), _req(zone), face, level,
                        _seat_list(obj, "seen_by"), None if conf is None else float(conf),
-                       _int(obj, "rt", False))
+                       _int(obj, "rt", False), _choice(obj, "source", vocab.SOURCES, False))
     if kind == "board":
         table = _get(obj, "table")
         if not isinstance(table, (str, int)) or isinstance(table, bool) or str(table) == "":

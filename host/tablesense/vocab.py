@@ -26,6 +26,8 @@ Severity = Literal["info", "penalty", "director"]
 Until = Literal["next-call", "next-lead", "lead-retained", "played", "hand"]
 SetupStep = Literal["draw", "shuffle", "cut", "deal"]
 Vul = Literal["None", "NS", "EW", "All"]
+# the kind of reader an observation came from (its HELLO), where the journal says
+Source = Literal["rfid", "camera"]
 
 Kind = Literal[
     "not-exposed", "no-rectification", "exposed-card", "auction-exposure",
@@ -54,6 +56,7 @@ SEVERITIES: Final[tuple[Severity, ...]] = get_args(Severity)
 UNTILS: Final[tuple[Until, ...]] = get_args(Until)
 SETUP_STEPS: Final[tuple[SetupStep, ...]] = get_args(SetupStep)
 VULS: Final[tuple[Vul, ...]] = get_args(Vul)
+SOURCES: Final[tuple[Source, ...]] = get_args(Source)
 KINDS: Final[tuple[Kind, ...]] = get_args(Kind)
 OPTIONS: Final[tuple[Option, ...]] = get_args(Option)
 
@@ -68,6 +71,7 @@ __all__ = [
     "SETUP_STEPS",
     "SEVERITIES",
     "SIDES",
+    "SOURCES",
     "UNTILS",
     "VULS",
     "ZONES",
@@ -81,6 +85,7 @@ __all__ = [
     "SetupStep",
     "Severity",
     "Side",
+    "Source",
     "Until",
     "Vul",
     "Zone",

@@ -330,6 +330,44 @@ def face_down_opening_lead() -> Script:
     return s.spread("S", DEAL["S"]).play("S:CA")
 
 
+# -- issue 17: an RFID tag and a camera sighting of one card (engine/fusion.py) ----------
+@scenario
+def camera_and_tag_agree() -> Script:
+    """East drops the C5: his RFID table antenna senses the tag (face unknown), the camera a
+    scan later its face, seen by the three others: one position with the camera's face, one
+    minor penalty card. He leads it at his turn, seen by both readers in his trick zone."""
+    s = after_two_tricks().obs("E", "C5", "table", "unknown", source="rfid", gap=60)
+    s.obs("E", "C5", "table", "up", seen_by=["N", "S", "W"], conf=0.93, source="camera")
+    s.obs("E", "C5", "trick", "up", seen_by=["N", "S", "W"], conf=0.95, source="camera",
+          gap=60)
+    s.obs("E", "C5", "trick", "unknown", source="rfid")
+    return s.play("S:CQ W:H5 N:C6").cmd("claim", seat="N")
+
+
+@scenario
+def camera_against_tag() -> Script:
+    """East's C5 lies on his table antenna (the tag, face unknown) while the camera sees a
+    face-up C5 on West's side: the readers disagree about where it is for longer than
+    conflict_ms: one sensor-conflict, and no face from either, so no penalty card."""
+    s = after_two_tricks().obs("E", "C5", "table", "unknown", source="rfid", gap=100)
+    s.obs("W", "C5", "table", "up", seen_by=["N", "E", "S"], conf=0.9, source="camera")
+    s.obs("E", "C5", "trick", "unknown", source="rfid", gap=60)
+    s.obs("E", "C5", "trick", "up", seen_by=["N", "S", "W"], conf=0.95, source="camera")
+    return s.play("S:CQ W:H5 N:C6").cmd("claim", seat="N")
+
+
+@scenario
+def tag_alone_face_unknown() -> Script:
+    """An RFID-only table: East's C5 comes to rest on his table antenna, face unknown; he
+    leads the C4 and picks the C5 up again. No reader saw its face, and every code makes a
+    card exposed only when its face could be seen: nothing is ruled (no penalty card, so
+    no penalty-card-not-played either); with a camera it would be (minor-penalty-card)."""
+    s = after_two_tricks().obs("E", "C5", "table", "unknown", source="rfid")
+    s.obs("E", "C4", "trick", "unknown", source="rfid")
+    s.obs("E", "C5", "gone", "unknown", "unknown", source="rfid")
+    return s.play("S:CQ W:H5 N:C6").cmd("claim", seat="N")
+
+
 # -- issue 13, section 3: the 2017 Laws as the texts give them ---------------------------
 def trick_four_led_by_south() -> Script:
     """South (dummy) won trick 3 and leads trick 4: West, North, East follow."""

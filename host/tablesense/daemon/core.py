@@ -310,7 +310,7 @@ class Daemon:
                 log.warning("event=seat-not-covered table=%s reader=%s frame_seat=%s seats=%s",
                             m.table, m.seat, f.fields.get("seat"), ",".join(m.seats))
                 return
-            table.reader_observe(m.seat, holder, f.fields, m.t, seq=f.seq)
+            table.reader_observe(m.seat, holder, f.fields, m.t, seq=f.seq, source=m.source)
         elif f.mtype == codec.CALL:
             table.reader_event(m.seat, {"type": "call", "seat": f.fields["seat"],
                                         "call": f.fields["call"]}, m.t, seq=f.seq)

@@ -177,6 +177,7 @@ class LinkMessage:
     health: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
     seats: tuple[str, ...] = ()  # the holders the reader covers (empty: its own seat)
+    source: str | None = None  # the reader's kind from its HELLO (rfid, camera), if one of these
 
 
 class Sink(Protocol):
@@ -215,6 +216,7 @@ class ReaderLink:
         self.identity: dict[str, Any] = {}
         self.capabilities: tuple[str, ...] = ()  # from the HELLO: what the reader senses
         self._caps: frozenset[str] = frozenset()
+        self.source: str | None = None  # from the HELLO: the kind of reader (engine fusion)
         self.counters: dict[str, int] = {
             "frames": 0, "bad_crc": 0, "resyncs": 0, "bytes": 0, "errors": 0, "opens": 0,
             "open_failures": 0, "timeouts": 0, "config_retries": 0,
@@ -488,6 +490,8 @@ class ReaderLink:
             self.identity = {k: frame.fields.get(k) for k in ("kind", "firmware", "serial")}
             self.capabilities = tuple(frame.fields.get("capabilities", ()))
             self._caps = frozenset(self.capabilities)
+            kind = self.identity.get("kind")
+            self.source = kind if kind in vocab.SOURCES else None
             log.info("event=hello table=%s seat=%s serial=%s firmware=%s", self.table,
                      self.seat, self.identity.get("serial"), self.identity.get("firmware"))
             self._start_session(port, t)
@@ -523,7 +527,7 @@ class ReaderLink:
                                     frame.version, frame.stamp)
         if frame.mtype in (codec.OBSERVE, codec.CALL, codec.FAULT):
             self.out.put(LinkMessage(self.table, self.seat, "frame", received, frame=frame,
-                                     seats=self.seats))
+                                     seats=self.seats, source=self.source))
 
     def _start_session(self, port: Port, t: int) -> None:
         """CONFIG with our clock as its stamp (the reader adopts it); close the window.

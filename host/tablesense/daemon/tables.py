@@ -180,7 +180,7 @@ class TableRuntime:
         return self._apply(event, extra=extra, defer=True) or []
 
     def reader_observe(self, reader: str, holder: str, fields: dict[str, Any], t: int,
-                       seq: int | None = None) -> list[Ruling]:
+                       seq: int | None = None, source: str | None = None) -> list[Ruling]:
         """An OBSERVE frame's fields (as the codec decoded them) from ``reader``,
         about a card of ``holder`` (the seat the core decided it reports).
 
@@ -188,6 +188,8 @@ class TableRuntime:
         without building and re-validating it: the codec's values are the
         contract's already (its tables are the vocabulary, cards canonical,
         ``seen_by`` in seat order). Anything else takes :meth:`reader_event`.
+        ``source`` is the reader's kind from its HELLO (``rfid``, ``camera``),
+        journaled with the observation for the engine's fusion of the two.
         """
         card, zone, face, level = fields.get("card"), fields.get("zone"), fields.get("face"), \
             fields.get("level")
@@ -198,9 +200,11 @@ class TableRuntime:
                 and (conf is None or (type(conf) is float and 0 <= conf <= 1))):
             obj = {"type": "observe", "seat": holder, "rt": rt,
                    **{k: v for k, v in fields.items() if k not in ("t", "seat")}}
+            if source is not None:
+                obj["source"] = source
             return self.reader_event(reader, obj, t, seq)
         event = Observe(self.journal.stamp(t), holder, card, zone, face, level,
-                        None if seen is None else tuple(seen), conf, rt)
+                        None if seen is None else tuple(seen), conf, rt, source)
         extra = {"seq": seq, "reader": reader} if seq is not None else None
         return self._apply(event, extra=extra, defer=True) or []
 

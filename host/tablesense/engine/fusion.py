@@ -110,24 +110,56 @@ class CardFusion:
     conflict_ms: int = CONFLICT_MS
     min_conf: float = MIN_CONF
     cards: dict[str, _Card] = field(default_factory=dict)
+    # card -> since when its readers disagree, not yet reported (what ``tick`` looks at)
+    open: dict[str, int] = field(default_factory=dict)
 
     def observe(self, card: str, r: Reading) -> Position | None:
-        """A reading of ``card``; its position now (None: no reader senses it)."""
+        """A reading of ``card``; its position now (None: no reader senses it).
+
+        A ``gone`` forgets the reading of that kind of reader only when it was the
+        same seat's: another seat's reader of that kind still senses the card (the
+        engine's sensing filter rules on two seats' readers of one kind)."""
         c = self.cards.setdefault(card, _Card())
-        gone = r.zone == "gone"
-        if r.source == "rfid":
-            c.rfid = None if gone else r
-        else:
-            c.camera = None if gone else r
+        if r.zone != "gone":
+            if r.source == "rfid":
+                c.rfid = r
+            else:
+                c.camera = r
+        elif r.source == "rfid":
+            if c.rfid is not None and c.rfid.seat == r.seat:
+                c.rfid = None
+        elif c.camera is not None and c.camera.seat == r.seat:
+            c.camera = None
         kind = self._disagreement(c)
         if kind is None:
             c.since, c.reported = None, False
+            self.open.pop(card, None)
         elif c.since is None:
             c.since = r.t
+            self.open[card] = r.t
         if c.rfid is None and c.camera is None:
             del self.cards[card]
             return None
         return self.position(card)
+
+    def oldest(self) -> tuple[int, str] | None:
+        """The disagreement not yet reported that began first: (since, card)."""
+        if not self.open:
+            return None
+        card = min(self.open, key=self.open.__getitem__)
+        return self.open[card], card
+
+    def conflict(self, card: str) -> Conflict | None:
+        """``card``'s disagreement as a conflict, now (reported once; None: none open)."""
+        self.open.pop(card, None)
+        c = self.cards.get(card)
+        if c is None or c.since is None or c.reported:
+            return None
+        kind = self._disagreement(c)
+        if kind is None or c.rfid is None or c.camera is None:
+            return None
+        c.reported = True
+        return Conflict(card, kind, c.rfid, c.camera, c.since)
 
     def position(self, card: str) -> Position | None:
         c = self.cards.get(card)
@@ -160,14 +192,11 @@ class CardFusion:
     def tick(self, now: int) -> list[Conflict]:
         """Disagreements that have lasted ``conflict_ms`` by ``now`` (each once)."""
         out = []
-        for card, c in self.cards.items():
-            if c.since is None or c.reported or now - c.since < self.conflict_ms:
-                continue
-            kind = self._disagreement(c)
-            if kind is None or c.rfid is None or c.camera is None:
-                continue
-            c.reported = True
-            out.append(Conflict(card, kind, c.rfid, c.camera, c.since))
+        for card, since in sorted(self.open.items(), key=lambda x: x[1]):
+            if now - since >= self.conflict_ms:
+                found = self.conflict(card)
+                if found is not None:
+                    out.append(found)
         return out
 
     def _disagreement(self, c: _Card) -> Literal["seat", "zone"] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from tablesense.cards import SEATS, lho, partner
 from tablesense.engine.board import ALLOWED, Board
@@ -31,6 +31,7 @@ from tablesense.engine.effects import (
     Uncovered,
 )
 from tablesense.engine.errors import EngineError, InvalidEvent
+from tablesense.engine.fusion import CardFusion, Reading
 from tablesense.engine.incidents import Group, Incidents
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
@@ -55,6 +56,7 @@ from tablesense.events import (
 
 if TYPE_CHECKING:
     from tablesense.engine.effects import Effect
+    from tablesense.vocab import Face, Level, Source, Zone
 
 
 def visibility(o: Observe, holder: str) -> str:
@@ -98,6 +100,9 @@ class Engine:
         self.tracker = Tracker()
         self.incidents = Incidents()
         self.sensing = SensingFilter(self.tuning, self.tracker, self.incidents)
+        # RFID tags and camera sightings of one card, one position (observations that
+        # say which kind of reader sensed them); what the readers sense outlives a board
+        self.fusion = CardFusion(self.tuning.conflict_ms, self.tuning.min_conf)
         # Glitches the sensing filter suppressed, per seat: the reader's health topic.
         self.noise = self.sensing.noise
         self.ob: Obligations = self.law.new_state()
@@ -114,6 +119,9 @@ class Engine:
         self._short: tuple[int, int] = (-1, -1)  # a trick quitted short, waiting for a card
         self._taken_back: set[str] = set()  # taken back by a decision, still in a trick zone
         self._in_trick_zone: set[str] = set()  # last sensed in a trick zone, not yet played
+        # card -> its `gone` from a trick zone of the current trick: withdrawn to the hand
+        # once dropout_ms passes without it coming back (an RFID reader senses no hand)
+        self._leaving: dict[str, Observe] = {}
         self._swept: tuple[object, ...] = ()
         self._oos: tuple[int, int] = (-1, -1)
         self.conceding: set[str] = set()
@@ -142,12 +150,12 @@ class Engine:
             raise InvalidEvent(b.phase if b else "idle", kind,
                                f"time goes backwards ({t} < {self.now})")
         self.now = t
-        if self.incidents.groups or self.sensing.conflicts:
+        if self.incidents.groups or self.sensing.conflicts or self.fusion.open or self._leaving:
             self._advance(t)
         if kind == "observe":
             self._on_observe(event)  # type: ignore[arg-type]
         else:
-            self._close(self.incidents.take_all())
+            self._close_all()
             handler = self._handlers.get(kind)
             if handler is None:
                 handler = self._handlers[kind] = getattr(self, "_on_" + kind)
@@ -180,23 +188,48 @@ class Engine:
         a replay of its journal decide the same things in the same order."""
         if self.board is None:
             return
-        while self.incidents.groups or self.sensing.conflicts:
+        while (self.incidents.groups or self.sensing.conflicts or self.fusion.open
+               or self._leaving):
             groups = self.incidents.groups
-            # the group that began first (the first of equals), or a conflict before it
+            # the group that began first (the first of equals), or what began before it:
+            # a conflict between seats (1), between a tag and a camera (2), a card gone
+            # from a trick zone (3)
             first = min(groups, key=_began) if len(groups) > 1 else (
                 groups[0] if groups else None)
+            began, which = (first.first_t, 0) if first is not None else (None, 0)
             conflict = self.sensing.oldest_conflict()
-            if conflict is not None and (first is None or conflict.t < first.first_t):
-                if now - conflict.t < self.tuning.conflict_ms:
-                    return
-                self.law.sensor_conflict(self.view, self.sensing.take_conflict(conflict.card))
-            elif first is not None:
+            if conflict is not None and (began is None or conflict.t < began):
+                began, which = conflict.t, 1
+            disagreement = self.fusion.oldest()
+            if disagreement is not None and (began is None or disagreement[0] < began):
+                began, which = disagreement[0], 2
+            gone = min(self._leaving.values(), key=_at) if self._leaving else None
+            if gone is not None and (began is None or gone.t < began):
+                began, which = gone.t, 3
+            if began is None:
+                return
+            if which == 0:
+                assert first is not None
                 if not first.expired(now):
                     return
                 self.incidents.take(first)
                 self._close_one(first)
+            elif which == 1:
+                assert conflict is not None
+                if now - began < self.tuning.conflict_ms:
+                    return
+                self.law.sensor_conflict(self.view, self.sensing.take_conflict(conflict.card))
+            elif which == 2:
+                assert disagreement is not None
+                if now - began < self.tuning.conflict_ms:
+                    return
+                self._readers_disagree(disagreement[1])
             else:
-                return
+                assert gone is not None
+                if now - began <= self.tuning.dropout_ms:
+                    return
+                del self._leaving[gone.card]
+                self._withdraw(gone)
 
     def snapshot(self) -> dict[str, Any]:
         b = self.board
@@ -358,6 +391,7 @@ class Engine:
         self._short = (-1, -1)
         self._taken_back = set()
         self._in_trick_zone = set()
+        self._leaving = {}
         self._free_lead = False
         self._swept = ()
         self.conceding = set()
@@ -523,6 +557,11 @@ class Engine:
         return True
 
     def _on_observe(self, o: Observe) -> None:
+        if o.source is not None:  # the reader's kind is known: fuse RFID and camera
+            fused = self._fused(o)
+            if fused is None:
+                return
+            o = fused
         if self.fast_path and self._unchanged(o):
             return
         b = self.b
@@ -538,10 +577,15 @@ class Engine:
         if conflicting:
             return
         if sf.dropout(o, was):
+            if self._leaving:
+                self._leaving.pop(o.card, None)  # it never left the trick zone
             if o.zone == "trick" and o.card not in self.played:
                 self._in_trick_zone.add(o.card)
             return
         prev = self.tracker.update(o)
+        if self._leaving and self._leaving.pop(o.card, None) is not None and (
+                prev is not None and prev.zone == "gone"):
+            prev = self.tracker.before_gone.get(o.card, prev)  # it moves on from the trick zone
         if o.zone != "trick":
             if o.card in self._in_trick_zone:
                 self._in_trick_zone.discard(o.card)
@@ -549,7 +593,13 @@ class Engine:
         elif o.card not in self.played:
             self._in_trick_zone.add(o.card)
         self.law.observed(self.view, o, prev)
-        if o.zone == "gone" or b.phase == "end":
+        if o.zone == "gone":
+            if (prev is not None and prev.zone == "trick" and prev.seat == o.seat
+                    and b.phase in ("lead", "play")
+                    and (o.card not in self.played or (o.seat, o.card) in b.trick)):
+                self._leaving[o.card] = o  # withdrawn, unless it is back within dropout_ms
+            return
+        if b.phase == "end":
             return
         if b.phase == "setup":
             if o.face == "up":
@@ -569,6 +619,44 @@ class Engine:
             self._to_table(o, prev)
         elif o.face == "up" and o.zone in ("hand", "detached"):
             self._held(o, prev)
+
+    def _fused(self, o: Observe) -> Observe | None:
+        """``o`` as both kinds of reader together place the card (engine/fusion.py), or
+        None when that moves nothing. A card that one kind of reader alone senses is
+        where its reading says: ``o`` as it stands."""
+        source: Source = "camera" if o.source == "camera" else "rfid"
+        f = self.fusion
+        pos = f.observe(o.card, Reading(
+            source, o.seat, cast("Zone", o.zone), cast("Face", o.face), cast("Level", o.level),
+            o.seen_by, 1.0 if o.conf is None else o.conf, o.t))
+        if pos is None:
+            return o
+        both = f.cards[o.card]
+        if (both.camera if source == "rfid" else both.rfid) is None:
+            return o
+        face, seen, conf = pos.face, pos.seen_by, None
+        if "camera" in pos.sources:
+            if pos.conf >= self.tuning.min_conf:
+                conf = None if pos.conf == 1.0 else pos.conf
+            else:  # a weak recognition where the tag is: the tag's word, no face on a guess
+                face, seen = "unknown", None
+        was = self.tracker.pos.get(o.card)
+        if was is not None and (was.seat, was.zone, was.face, was.level, was.seen_by) == (
+                pos.seat, pos.zone, face, pos.level, seen):
+            return None  # the other kind of reader confirms what is known
+        return Observe(o.t, pos.seat, o.card, pos.zone, face, pos.level, seen, conf, o.rt,
+                       o.source)
+
+    def _readers_disagree(self, card: str) -> None:
+        """An RFID tag and a camera placed ``card`` apart for ``conflict_ms``: the law's
+        ``sensor-conflict`` (never a penalty), with the camera's sighting."""
+        c = self.fusion.conflict(card)
+        if c is None:
+            return
+        cam = c.camera
+        self.law.sensor_conflict(self.view, Observe(
+            c.since, cam.seat, card, cam.zone, cam.face, cam.level, cam.seen_by, cam.conf,
+            source="camera"))
 
     def _held(self, o: Observe, prev: Position | None) -> None:
         if prev and prev.zone == o.zone and prev.face == "up":
@@ -606,7 +694,20 @@ class Engine:
         if transit:  # the trick waited for it (_to_table): no longer
             self.incidents.narrow_tricks(o.t)
 
-    def _from_trick(self, o: Observe) -> None:
+    def _withdraw(self, gone: Observe) -> None:
+        """A card of the current trick stayed ``gone`` from its trick zone for
+        ``dropout_ms``: taken back to the hand (an RFID reader senses no hand), as a
+        reader that senses hands would have shown it (2017 Law 47, the old codes'
+        corrections: the law says what the withdrawal means)."""
+        pos = self.tracker.pos.get(gone.card)
+        if pos is None or pos.zone != "gone" or self.b.phase not in ("lead", "play"):
+            return
+        self._from_trick(Observe(gone.t, gone.seat, gone.card, "hand", "down", "unknown",
+                                 source=gone.source), closing=False)
+
+    def _from_trick(self, o: Observe, closing: bool = True) -> None:
+        """``o`` left its trick zone. ``closing``: the incidents still open close first
+        (not when time closes it: those began later, and wait)."""
         b = self.b
         # Turned face down in front of its player: the trick is quitted. An RFID reader
         # cannot see faces: from a complete trick, `unknown` reads as turned too.
@@ -632,7 +733,8 @@ class Engine:
                     self.law.end_of_play(self.view, o.t)
                     b.move("last-trick")
             return
-        self._close(self.incidents.take_all())
+        if closing:
+            self._close(self.incidents.take_all())
         self.law.withdrawn(self.view, o)
         # The table shows a played card taken back and no law explains it: follow the
         # table (the card is back in the hand) and tell the director once.
@@ -751,6 +853,23 @@ class Engine:
         self.sensing.on_table(o, at_turn=o.seat == self._turn_now())
 
     # -- incidents -----------------------------------------------------------------
+    def _close_all(self) -> None:
+        """An event that is no observation (a call, a decision, a claim): the table has
+        moved on, so every open incident closes, and a card gone from a trick zone is
+        not coming back; in the order they began."""
+        if not self._leaving:
+            self._close(self.incidents.take_all())
+            return
+        items: list[tuple[int, int, Group | Observe]] = [
+            (g.first_t, 0, g) for g in self.incidents.take_all()]
+        items += [(o.t, 1, o) for o in self._leaving.values()]
+        self._leaving = {}
+        for _, _, item in sorted(items, key=lambda x: (x[0], x[1])):
+            if isinstance(item, Group):
+                self._close([item])
+            else:
+                self._withdraw(item)
+
     def _close(self, groups: list[Group]) -> None:
         if not groups:
             return
@@ -768,6 +887,7 @@ class Engine:
         if self._display(g.seat):
             return  # dummy spread right after a lead that was still being closed
         g.items = [o for o in g.items if self.sensing.settled(o, ("table", "floor"))]
+        g.items = self._faces_shown(g.seat, g.items)
         if not g.items:
             return
         seat, cards = g.seat, g.cards
@@ -781,6 +901,23 @@ class Engine:
         else:
             how = "thrown" if len(cards) >= 3 else "dropped"
             self.law.exposure(self.view, seat, cards, how, vis, t, g.items)
+
+    def _faces_shown(self, seat: str, items: list[Observe]) -> list[Observe]:
+        """The cards of a table group that show a face. A face ``unknown`` (an RFID tag)
+        shows none, and every code makes a card exposed only when its face was shown or
+        could be seen (2017 Law 49; the old codes' "face upwards"): no ruling on it. But a
+        seat's whole hand laid on the table at once is spread face up (nobody spreads a
+        hand face down): then its faces are taken as shown, and who saw them stays
+        unknown unless a camera said (docs/architecture.md, "Honest readers")."""
+        if all(o.face != "unknown" for o in items):
+            return items
+        hand = self.b.hands.get(seat, ())
+        cards = {o.card for o in items}
+        if len(cards) >= 3 and all(c in cards for c in hand):
+            return [o if o.face != "unknown" else Observe(
+                o.t, o.seat, o.card, o.zone, "up", o.level, o.seen_by, o.conf, o.rt, o.source)
+                for o in items]
+        return [o for o in items if o.face != "unknown"]
 
     def _close_trick(self, g: Group) -> None:
         b = self.b
@@ -818,6 +955,10 @@ class Engine:
     def _take(self) -> list[Ruling]:
         out, self._out = self._out, []
         return out
+
+
+def _at(o: Observe) -> int:
+    return o.t
 
 
 def _began(g: Group) -> int:

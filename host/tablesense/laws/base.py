@@ -68,11 +68,15 @@ class LawCode:
     def sensor_conflict(self, tv: TableView, o: Observe) -> None:
         prev = tv.where(o.card)
         other = prev.seat if prev else "another seat"
-        tv.emit(self.draft(
-            "sensor-conflict", "none (sensor fault)",
-            f"The {o.card} is sensed at {name(o.seat)}'s seat while {name(other)}'s reader "
-            f"still senses it: check the readers; this is never a penalty.",
-            severity="director", cards=(o.card,)), o.t)
+        if prev is not None and prev.seat == o.seat:  # a tag and a camera, one seat apart
+            text = (f"The {o.card} is sensed in {name(o.seat)}'s {o.zone} zone by one "
+                    f"reader and in his {prev.zone} zone by another: check the readers; "
+                    "this is never a penalty.")
+        else:
+            text = (f"The {o.card} is sensed at {name(o.seat)}'s seat while {name(other)}'s "
+                    "reader still senses it: check the readers; this is never a penalty.")
+        tv.emit(self.draft("sensor-conflict", "none (sensor fault)", text,
+                           severity="director", cards=(o.card,)), o.t)
 
     def establish_revokes(self, tv: TableView, seat: str | None, t: int) -> None:
         """Rule on revokes that the play (or a claim, when ``seat`` is None) establishes."""

@@ -40,8 +40,8 @@ Conventions the conversion keeps (docs/contract.md, hardware/README.md):
   opening lead is faced); a quitted card is ``table``/``unknown``, which
   the engine takes as the card leaving the trick zone (no ruling; the next
   lead quits the trick); and a card dropped face up on the table is
-  ``unknown``: the sensors cannot tell whether partner saw it, so its
-  ruling has severity ``director`` instead of ``penalty``.
+  ``unknown``: no face shown, so nothing is ruled on it (a camera's
+  question, docs/architecture.md "Honest readers").
 * **Time.** Scenario times count from the readers' boot: the first event
   comes at ``lead_in_ms`` (time for the VMs to boot and the host to
   configure them). Gaps up to ``short_ms`` (the 40 ms between the cards of
@@ -229,7 +229,7 @@ def choose_kinds(plan: TablePlan, fixed: Mapping[str, str] | None = None) -> dic
     rulings (kind, offender, cards, options, until, severity) than the plan's
     own lines, turns the RFID seat whose camera mends most of the difference
     into a camera. An RFID table loses what only a face tells: a card dropped
-    face up (whether partner saw it is then for the director), a face-down
+    face up (no face shown, no ruling), a face-down
     lead, a trick turned face down (the engine then quits it at the next lead,
     so the last trick's quit and what hangs on it are not seen). ``fixed``
     seats keep the kind given.
