@@ -80,8 +80,10 @@ class Host:
 
 
 @pytest.fixture
-def reader() -> Iterator[SimReader]:
-    r = start_reader("N", SCENARIO, scan_ms=20, debounce_ms=40)
+def reader(request: pytest.FixtureRequest) -> Iterator[SimReader]:
+    """The table build (a simulated PN5180) unless a test asks for ``mfrc522`` too."""
+    chip = getattr(request, "param", "pn5180")
+    r = start_reader("N", SCENARIO, scan_ms=20, debounce_ms=40, chip=chip)
     try:
         yield r
     finally:
@@ -98,6 +100,10 @@ def observed(frames: list[codec.Frame]) -> list[dict[str, object]]:
     return out
 
 
+BUILDS = pytest.mark.parametrize("reader", ["pn5180", "mfrc522"], indirect=True)
+
+
+@BUILDS
 def test_scenario_becomes_exact_observations(reader: SimReader) -> None:
     want = expected_observations(SCENARIO, "N")
     host = Host(reader)
@@ -307,6 +313,7 @@ def test_maint_stop_ends_the_reader_loop_over_the_wire() -> None:
         r.stop()
 
 
+@BUILDS
 def test_hello_claims_what_the_rfid_reader_senses_and_it_reports_no_more(
         reader: SimReader) -> None:
     """The real firmware in the VM: every OBSERVE stays inside the HELLO's capabilities."""
