@@ -388,9 +388,11 @@ class PN5180:
         depth = 1  # antenna is done in one exchange; a collision there: 16 slots)
         self.branch ^= 1
         t = self._tx
+        rounds = 0
         while depth and len(found) < max_tags:
-            if found and stop is not None and stop():
-                break
+            if rounds and stop is not None and stop():
+                break  # the slot is ending: the masks left are read next time
+            rounds += 1
             # rounds taken from alternate ends of the stack: a sequence of rounds cut
             # short (stop) misses other masks next time, never the same ones
             base = (depth - 1) * 9 if self.branch else 0

@@ -214,7 +214,7 @@ class SimPN5180:
             self._reading = False
             self._out = b""
             self._oi = 0
-            self.busy_until = self.clock.us + 1
+            self.busy_until = self.clock.us + BUSY_US
             return
         self._command(bytes(self._buf))
         self.busy_until = self.clock.us + BUSY_US
