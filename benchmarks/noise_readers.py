@@ -63,6 +63,7 @@ HOST_DELAY_MS = 150
 HEARTBEAT_MS = 1000
 RTT_MS = 3  # RESEND out, the kept frame back
 TAIL_MS = 2500
+CHIP = "pn5180"  # --chip: the RFID front end under the rfid and vm-rfid readers
 
 Event = dict[str, Any]
 Key = tuple[int, str | None, tuple[str, ...]]
@@ -107,7 +108,7 @@ def reader_frames(tl: Timeline, seat: str, kind: str, profile: Profile | None,
     scan_ms, debounce_ms, cost_ms = scan
     obs, stats = vrun.run(seat, own, kind, scan_ms, debounce_ms,
                           profile.poll_level() if profile is not None else None, seed,
-                          others, TAIL_MS, cost_ms)
+                          others, TAIL_MS, cost_ms, chip=CHIP)
     return obs, dict(stats["suppressed"])
 
 
@@ -128,7 +129,8 @@ def vm_frames(whole: list[Event], seat: str, kind: str, profile: Profile | None,
         (d / "s.jsonl").write_text("".join(json.dumps(e) + "\n" for e in whole))
         argv = [find_micropython(), str(ROOT / "firmware" / "sim" / "vrun.py"), "--seat", seat,
                 "--kind", kind, "--scenario", str(d / "s.jsonl"), "--scan-ms", str(scan[0]),
-                "--debounce-ms", str(scan[1]), "--rf-ms", str(scan[2]), *extra]
+                "--debounce-ms", str(scan[1]), "--rf-ms", str(scan[2]), "--chip", CHIP,
+                *extra]
         if profile is not None:
             (d / "n.json").write_text(json.dumps(profile.poll_level()))
             argv += ["--noise", str(d / "n.json"), "--noise-seed", str(seed)]
@@ -315,6 +317,8 @@ def main() -> int:
     ap.add_argument("--profiles", nargs="*", default=[p for p in PROFILES if p != "clean"])
     ap.add_argument("--link", choices=("gap", "nack"), default="nack")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--chip", choices=("pn5180", "mfrc522"), default="pn5180",
+                    help="the RFID readers' front end (rfid, vm-rfid): the table or bench build")
     ap.add_argument("--scan-ms", type=int, default=SCAN_MS,
                     help="firmware readers: the scan period CONFIG asks for (default 20)")
     ap.add_argument("--debounce-ms", type=int, default=40,
@@ -326,6 +330,8 @@ def main() -> int:
     print("| readers | profile | link | boards | true exposures | false penalty | "
           "false director | missed | wrong | added latency ms (median / max) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    global CHIP
+    CHIP = args.chip  # the worker processes are forked after this
     for name in args.profiles:
         t0 = time.perf_counter()
         s = evaluate(args.readers, name, args.boards, args.seed, args.speed, args.mishaps,

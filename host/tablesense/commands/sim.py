@@ -36,7 +36,7 @@ from types import FrameType
 from typing import Any
 
 from tablesense.sim.convert import KINDS, plan_from_journal
-from tablesense.sim.firmware import SEATS, SimError, SimReader, start_reader
+from tablesense.sim.firmware import RFID_CHIPS, SEATS, SimError, SimReader, start_reader
 
 
 def register(subparsers: Any) -> None:
@@ -49,6 +49,9 @@ def register(subparsers: Any) -> None:
                    "(repeatable; with --scenario)")
     p.add_argument("--kind", choices=KINDS, help="reader kind (default: rfid; with --journal: "
                    "a camera only where the board needs one)")
+    p.add_argument("--chip", choices=RFID_CHIPS, default="pn5180",
+                   help="the RFID readers' front end: pn5180 (the table build, ICODE SLIX2 "
+                        "tags) or mfrc522 (the bench build, NTAG213) (%(default)s)")
     p.add_argument("--scan-ms", type=int, default=20, help="boot scan period (%(default)s; "
                    "the host's CONFIG sets its own)")
     p.add_argument("--debounce-ms", type=int, default=40, help="boot debounce (%(default)s)")
@@ -114,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
                 readers[seat] = start_reader(
                     seat, scenario, kind=kind_of[seat], scan_ms=args.scan_ms,
                     debounce_ms=args.debounce_ms, autostart=args.autostart,
-                    serial=f"SIM-{seat}", die_with_parent=True)
+                    serial=f"SIM-{seat}", die_with_parent=True, chip=args.chip)
         except (SimError, OSError) as exc:
             print(f"tablesense sim: {exc}", file=sys.stderr)
             return 1
