@@ -13,6 +13,7 @@ from typing import Final
 from tablesense.cards import SEATS, is_bid, lho, partner, rho, side, suit, trick_winner
 from tablesense.engine.errors import InvalidEvent
 
+_LHO: Final = {s: lho(s) for s in SEATS}
 PHASES: Final = ("setup", "auction", "lead", "play", "claim", "end")
 _ANY_TIME = frozenset(("board", "observe", "decide", "resolve", "named"))
 ALLOWED: Final[dict[str, frozenset[str]]] = {
@@ -200,44 +201,51 @@ class Board:
     def trick_complete(self) -> bool:
         return len(self.trick) == 4
 
+    # The members below run a few times for every card played: trick_complete() and
+    # lho() are written out in them.
     def next_to_play(self) -> str | None:
-        if self.phase not in ("lead", "play"):
+        if self.phase != "play" and self.phase != "lead":
             return None
-        if self.trick_complete() or not self.trick:
+        trick = self.trick
+        if not trick or len(trick) == 4:
             return self.turn
-        return lho(self.trick[-1][0])
+        return _LHO[trick[-1][0]]
 
     def holds_suit(self, seat: str, s: str) -> bool:
         return any(suit(c) == s for c in self.hands[seat])
 
     def is_legal(self, seat: str, card: str) -> bool:
-        led = None if self.trick_complete() else self.led_suit()
-        return led is None or suit(card) == led or not self.holds_suit(seat, led)
+        trick = self.trick
+        if not trick or len(trick) == 4:
+            return True  # nothing led
+        led = trick[0][1][0]
+        return card[0] == led or not self.holds_suit(seat, led)
 
     def start_new_trick(self) -> None:
         if self.trick_complete():
             self.quit_trick()
 
     def quit_trick(self) -> None:
-        if self.trick_complete():
+        if len(self.trick) == 4:
             self.trick = []
         self.quitted = True
 
     def add_play(self, seat: str, card: str) -> str | None:
         """A card played by ``seat`` (in turn); returns the trick's winner when complete."""
-        if self.trick_complete():
+        if len(self.trick) == 4:
             self.quit_trick()
             self.withdrawn.clear()
-        if not self.trick:
+        trick = self.trick
+        if not trick:
             self.trick_leader = seat
             self.quitted = False
         self.hands[seat].discard(card)
-        if seat in self.withdrawn:
-            self.trick.insert(self.withdrawn.pop(seat), (seat, card))
+        if self.withdrawn and seat in self.withdrawn:
+            trick.insert(self.withdrawn.pop(seat), (seat, card))
         else:
-            self.trick.append((seat, card))
-        if len(self.trick) < 4:
-            self.turn = lho(self.trick[-1][0])
+            trick.append((seat, card))
+        if len(trick) < 4:
+            self.turn = _LHO[trick[-1][0]]
             return None
         winner = trick_winner(self.trick, self.trumps)
         self.tricks.append((tuple(self.trick), winner))

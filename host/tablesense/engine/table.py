@@ -343,18 +343,21 @@ class Engine:
     def play(self, seat: str, card: str, t: int) -> None:
         """Count ``card`` as played by ``seat`` in turn, with every consequence."""
         b = self.b
-        leading = not b.trick or b.trick_complete()
-        if leading and b.trick_complete():
+        complete = b.trick_complete()
+        leading = not b.trick or complete
+        if complete:
             b.quit_trick()
         self.law.before_play(self.view, seat, card, leading, t)
         b.add_play(seat, card)
         self.played.add(card)
         self._in_trick_zone.discard(card)
         self.law.after_play(self.view, seat, card, leading, t)
-        if b.trick_complete() and self.waiting_lead is not None:
+        if self.waiting_lead is not None and b.trick_complete():
             lead, self.waiting_lead = self.waiting_lead, None
             b.accept_lead(lead[0])
             self.play(lead[0], lead[1], t)
+            return
+        if not self.waiting_play:
             return
         nxt = b.next_to_play()
         if nxt is not None and nxt in self.waiting_play and not b.trick_complete():
@@ -934,8 +937,8 @@ class Engine:
             if self._free_lead and not b.trick and b.phase in ("lead", "play"):
                 self._free_lead = False
                 b.accept_lead(seat)
-            if (self._short == (b.number, len(b.tricks)) and not b.trick_complete()
-                    and any(s == seat for s, _ in b.trick)):
+            if (self._short[0] == b.number and self._short[1] == len(b.tricks)
+                    and not b.trick_complete() and any(s == seat for s, _ in b.trick)):
                 # The trick was quitted short and its missing card never came: the next
                 # trick has begun. Follow the table: that trick is set aside.
                 self._out_of_step(
