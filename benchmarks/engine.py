@@ -10,7 +10,9 @@ The journal is written to a temporary file, as the daemon writes it, and then:
   and validation, no engine);
 * ``engine``: the engine alone on events decoded beforehand;
 * ``replay_peak_rss_mib``: the peak resident memory of ``tablesense replay
-  FILE`` in a process of its own (once): what replaying a season costs.
+  FILE`` in a process of its own (once): what replaying a season costs;
+* ``fast_path_share``: the share of observations the engine's fast path
+  settles (``Engine._unchanged``), counted in one more engine run, untimed.
 
 Runs are repeated and the median is reported, per second of wall time and
 per second of CPU time the process got (``*_per_cpu_s``: on a shared
@@ -33,7 +35,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tablesense.engine import Engine, Ruling
-from tablesense.events import Event
+from tablesense.events import Event, Observe
 from tablesense.journal import parse_lines
 from tablesense.laws import CODES
 from tablesense.replay import replay_lines
@@ -70,6 +72,28 @@ def replay_rss_mib(path: Path) -> float:
     done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, check=True, text=True)
     return int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
+def fast_path_share(events: list[Event]) -> float:
+    """The share of observations that the engine's fast path settles."""
+    taken = 0
+    unchanged = Engine._unchanged
+
+    def counting(self: Engine, o: Observe) -> bool:
+        nonlocal taken
+        done = unchanged(self, o)
+        taken += done
+        return done
+
+    Engine._unchanged = counting  # type: ignore[method-assign]
+    try:
+        eng = Engine(codes=CODES)
+        for e in events:
+            eng.apply(e)
+        eng.flush()
+    finally:
+        Engine._unchanged = unchanged  # type: ignore[method-assign]
+    return taken / max(1, sum(isinstance(e, Observe) for e in events))
 
 
 def main() -> int:
@@ -132,6 +156,7 @@ def main() -> int:
         med_eng = statistics.median(engine_only)
         out["engine_observations_per_s"] = round(n_obs / med_eng)
         out["engine_share_of_replay"] = round(med_eng / med_full, 2)
+        out["fast_path_share"] = round(fast_path_share(events), 3)
     # The same per second of CPU this process got: on a shared machine, what one
     # core does (wall time counts the time others had the cores).
     for name, runs in cpu.items():
