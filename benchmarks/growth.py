@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine import journal_lines, write_journal
+from engine import PEAK_RSS_KIB, journal_lines, write_journal
 from harness import Broker
 from scale import idle_rss, run_config
 
@@ -91,12 +91,12 @@ def replay_cost(boards: int, workdir: Path, pool_size: int) -> dict[str, Any]:
     else:
         events, observations = write_journal_cycled(path, boards, 1, pool_size)
     log(f"  journal of {boards} boards written in {time.perf_counter() - t0:.0f} s")
-    # time and CPU of the replay itself (the interpreter's start and imports left out)
-    code = ("import resource, sys, time\nfrom tablesense.cli import main\n"
+    # Time and CPU of the replay itself (the interpreter's start and imports left out),
+    # and its own peak RSS: VmHWM, as ru_maxrss counts the parent's at the fork.
+    code = (PEAK_RSS_KIB + "import sys, time\nfrom tablesense.cli import main\n"
             "t0, c0 = time.perf_counter(), time.process_time()\n"
             f"rc = main(['replay', {str(path)!r}])\n"
-            "u = resource.getrusage(resource.RUSAGE_SELF)\n"
-            "print(time.perf_counter() - t0, u.ru_maxrss, time.process_time() - c0,"
+            "print(time.perf_counter() - t0, peak_rss_kib(), time.process_time() - c0,"
             " file=sys.stderr)\nraise SystemExit(rc)\n")
     done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, check=True, text=True)
