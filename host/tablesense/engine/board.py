@@ -212,7 +212,7 @@ class Board:
         return _LHO[trick[-1][0]]
 
     def holds_suit(self, seat: str, s: str) -> bool:
-        return any(suit(c) == s for c in self.hands[seat])
+        return any(c[0] == s for c in self.hands[seat])  # (c[0]: suit(c))
 
     def is_legal(self, seat: str, card: str) -> bool:
         trick = self.trick

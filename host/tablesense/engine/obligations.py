@@ -57,7 +57,10 @@ class Obligations:
     new_deal_demanded: bool = False
 
     def pcs(self, seat: str) -> dict[str, PenaltyCard]:
-        return self.penalty.setdefault(seat, {})
+        pcs = self.penalty.get(seat)  # (asked before every card played: no dict made)
+        if pcs is None:
+            pcs = self.penalty[seat] = {}
+        return pcs
 
     def all_pc_cards(self) -> set[str]:
         return {c for d in self.penalty.values() for c in d}
