@@ -547,8 +547,8 @@ class Engine:
                   and (not b.trick or all(c != o.card for _, c in b.trick))
                   and not (b.phase == "play" and b.all_played())):
             return False  # (_from_trick: no trick to quit, nothing to reconcile or end)
-        if not self.sensing.quiet(o):
-            return False
+        if o.card in self._leaving or not self.sensing.quiet(o):
+            return False  # (a card gone from a trick zone is never where the tracker has it)
         self.tracker.update(o)
         if zone != "trick":
             if o.card in self._in_trick_zone:
