@@ -9,6 +9,13 @@ on stdin with one JSON line on stdout:
   (trusted admits ``dealt``, as a dealing machine wired in-process would);
 * ``{"op": "stats"}``: every link's counters and state, every table's
   counters, the outbox counts, the journal lines and fsyncs;
+* ``{"op": "timings"}``: since the last such call, where the time went
+  inside the daemon: ``inside`` (for each alert, from its frame's
+  arrival, the ruling's ``t``, to paho taking its PUBLISH; whole ms),
+  ``core_wake`` (each wake-up's batch: journal, engine, commit, state; and
+  ``core_wake_cpu``, the CPU time the core's thread spent on it) and
+  ``core_gap`` (time between two batches: the loop's own work, or the core
+  waiting for a CPU or the interpreter lock);
 * ``{"op": "stop"}``: a clean stop.
 
 A separate process so that the benchmark's own threads (pty writers, the MQTT
@@ -17,6 +24,7 @@ subscriber) do not share the daemon's interpreter lock.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import logging
@@ -42,6 +50,55 @@ def _gc_watch(phase: str, info: dict[str, int]) -> None:
     GC["max_pause_ms"] = round(max(GC["max_pause_ms"], pause), 3)
 
 
+class Timings:
+    """Where an alert's time goes inside the daemon (wrapping, not changing, the daemon)."""
+
+    def __init__(self, d: Daemon) -> None:
+        self.inside: list[float] = []
+        self.wake: list[float] = []
+        self.wake_cpu: list[float] = []
+        self.gap: list[float] = []
+        self._last_end = 0.0
+        base = d.topics.alert("x")[:-len("x/alert")]
+        publish = d.publisher.client.publish
+
+        def timed_publish(topic: str, payload: Any = None, *a: Any, **kw: Any) -> Any:
+            if topic.startswith(base) and topic.endswith("/alert"):
+                with contextlib.suppress(Exception):
+                    self.inside.append(time.time() - json.loads(payload)["t"] / 1000)
+            return publish(topic, payload, *a, **kw)
+
+        d.publisher.client.publish = timed_publish  # type: ignore[method-assign]
+        batch = d.loop.on_wake
+        assert batch is not None
+
+        def timed_batch() -> None:
+            t0, c0 = time.perf_counter(), time.thread_time()
+            if self._last_end:
+                self.gap.append(t0 - self._last_end)
+            batch()
+            self._last_end = time.perf_counter()
+            self.wake.append(self._last_end - t0)
+            self.wake_cpu.append(time.thread_time() - c0)
+
+        d.loop.on_wake = timed_batch
+
+    def take(self) -> dict[str, Any]:
+        out = {"inside": summary_ms(self.inside), "core_wake": summary_ms(self.wake),
+               "core_wake_cpu": summary_ms(self.wake_cpu), "core_gap": summary_ms(self.gap)}
+        self.inside, self.wake, self.wake_cpu, self.gap = [], [], [], []
+        return out
+
+
+def summary_ms(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    v = sorted(values)
+    return {"n": len(v), "p50_ms": round(v[len(v) // 2] * 1000, 3),
+            "p99_ms": round(v[min(len(v) - 1, int(len(v) * 0.99))] * 1000, 3),
+            "max_ms": round(v[-1] * 1000, 3)}
+
+
 def stats(d: Daemon) -> dict[str, Any]:
     return {
         "gc": dict(GC),
@@ -61,6 +118,7 @@ def main(argv: list[str]) -> int:
     logging.getLogger("paho").setLevel(logging.WARNING)
     gc.callbacks.append(_gc_watch)
     d = Daemon(load_config(argv[1]))
+    timings = Timings(d)
     d.start()
     gc.collect()  # as `tablesense run` does once started
     gc.freeze()
@@ -75,6 +133,8 @@ def main(argv: list[str]) -> int:
                                              trusted=bool(req.get("trusted")))
         elif op == "stats":
             resp = stats(d)
+        elif op == "timings":  # since the last call
+            resp = timings.take()
         elif op == "stop":
             d.stop()
             out.write(json.dumps({"stopped": True}) + "\n")

@@ -207,6 +207,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
         setup_s = time.monotonic() - t_setup
         log(f"  {n_readers} readers {mode}: set up in {setup_s:.1f} s, load {seconds:.0f} s")
         load = Load(readers, tables, mode, seconds, rng)
+        daemon.request({"op": "timings"})  # from now on
         cpu0, w0 = cpu_seconds(daemon.pid), time.monotonic()
         writer = threading.Thread(target=load.run, name="load")
         writer.start()
@@ -226,6 +227,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             time.sleep(0.2)
         drain_s = time.monotonic() - w1
         arrived = dict(sub.alerts)
+        timings = daemon.request({"op": "timings"})
         st = daemon.stats()
         lat = [arrived[k] - t0 for k, t0 in load.probe_at.items() if k in arrived]
         first = min(load.probe_at.values(), default=0.0)
@@ -260,6 +262,11 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             "threads": thread_count(daemon.pid), "fds": fd_count(daemon.pid),
             "alerts": sum(t["alerts"] for t in st["tables"].values()),
             "gc": st["gc"],
+            # inside the daemon: frame in -> alert handed to paho; the core's batches
+            # and the gaps between them (daemon_child.py)
+            "inside_ms": timings.get("inside", {}), "core_wake_ms": timings.get("core_wake", {}),
+            "core_wake_cpu_ms": timings.get("core_wake_cpu", {}),
+            "core_gap_ms": timings.get("core_gap", {}),
         }
         return result
     finally:

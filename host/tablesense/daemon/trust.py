@@ -28,6 +28,8 @@ ZONE_BITS = ("hand", "table", "trick")
 
 def claims_zones(capabilities: Iterable[str]) -> bool:
     """Does this reader say which zones it senses (firmware 0.3.0 on)?"""
+    if isinstance(capabilities, (set, frozenset)):  # a link's, every frame: no generator
+        return not capabilities.isdisjoint(ZONE_BITS)
     return any(c in ZONE_BITS for c in capabilities)
 
 
