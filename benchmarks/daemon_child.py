@@ -13,7 +13,8 @@ on stdin with one JSON line on stdout:
   inside the daemon: ``inside`` (for each alert, from its frame's
   arrival, the ruling's ``t``, to paho taking its PUBLISH; whole ms),
   ``core_wake`` (each wake-up's batch: journal, engine, commit, state; and
-  ``core_wake_cpu``, the CPU time the core's thread spent on it) and
+  ``core_wake_cpu``, the CPU time the core's thread spent on it),
+  ``core_journal_write`` (the core's writes of journal lines to the OS) and
   ``core_gap`` (time between two batches: the loop's own work, or the core
   waiting for a CPU or the interpreter lock);
 * ``{"op": "stop"}``: a clean stop.
@@ -57,6 +58,7 @@ class Timings:
         self.inside: list[float] = []
         self.wake: list[float] = []
         self.wake_cpu: list[float] = []
+        self.write: list[float] = []
         self.gap: list[float] = []
         self._last_end = 0.0
         base = d.topics.alert("x")[:-len("x/alert")]
@@ -82,11 +84,25 @@ class Timings:
             self.wake_cpu.append(time.thread_time() - c0)
 
         d.loop.on_wake = timed_batch
+        for t in d.tables.values():  # the journal's writes, as the core makes them
+            t.journal._drain = self._timed_drain(t.journal._drain, d)  # type: ignore[method-assign]
+
+    def _timed_drain(self, drain: Any, d: Daemon) -> Any:
+        def timed() -> None:
+            if not d.loop.in_thread:
+                return drain()
+            t0 = time.perf_counter()
+            try:
+                return drain()
+            finally:
+                self.write.append(time.perf_counter() - t0)
+        return timed
 
     def take(self) -> dict[str, Any]:
         out = {"inside": summary_ms(self.inside), "core_wake": summary_ms(self.wake),
-               "core_wake_cpu": summary_ms(self.wake_cpu), "core_gap": summary_ms(self.gap)}
-        self.inside, self.wake, self.wake_cpu, self.gap = [], [], [], []
+               "core_wake_cpu": summary_ms(self.wake_cpu), "core_gap": summary_ms(self.gap),
+               "core_journal_write": summary_ms(self.write)}
+        self.inside, self.wake, self.wake_cpu, self.gap, self.write = [], [], [], [], []
         return out
 
 

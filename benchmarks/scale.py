@@ -267,6 +267,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             "inside_ms": timings.get("inside", {}), "core_wake_ms": timings.get("core_wake", {}),
             "core_wake_cpu_ms": timings.get("core_wake_cpu", {}),
             "core_gap_ms": timings.get("core_gap", {}),
+            "core_journal_write_ms": timings.get("core_journal_write", {}),
         }
         return result
     finally:
