@@ -34,8 +34,7 @@ from pathlib import Path
 import pytest
 
 from tablesense.sim.convert import plan_from_journal
-
-from .test_sim_convert import JOURNALS, golden_rulings, rulings_of
+from test_sim_convert import JOURNALS, golden_rulings, rulings_of
 
 KINDS = dict.fromkeys("NESW", "rfid")
 
