@@ -6,10 +6,10 @@ level its reach implies; a card picked up from the table is ``gone``. Who
 holds which card comes from ``dealt {hands}``; faces from camera readers.
 
 With four such readers (``tablesense.sim.convert``'s model of the firmware,
-kinds all ``rfid``), 130 of the 206 golden boards rule as their journals do
-(checked 2026-12-01 on main f6c6a92); 76 do not. Many of those need a camera
+kinds all ``rfid``), 134 of the 234 golden boards rule as their journals do
+(checked 2026-12-01 on main b8f08d2); 100 do not. Many of those need a camera
 (an exposure in the deal, a card held so partner sees it): missing rulings
-are expected. But on 25 boards the engine rules something the truth does
+are expected. But on 30 boards the engine rules something the truth does
 not: a false alert. Each one below is an engine question:
 
 - a card taken back from the trick zone to the hand shows as ``gone`` from
@@ -22,7 +22,7 @@ not: a false alert. Each one below is an engine question:
   engine can rule as a penalty card (``minor-penalty-card`` on
   shown-to-opponent-only): unknown face means the director decides.
 
-This test fails on those 25 boards today; it should pass once the engine
+This test fails on those 30 boards today; it should pass once the engine
 takes ``gone`` from a trick zone, ``trick``/``unknown`` and ``table``/``unknown``
 at the readers' word (and trusts only what a reader's HELLO claims).
 """
