@@ -168,3 +168,37 @@ def test_a_card_gone_from_the_trick_zone_then_on_the_table_moved_from_the_trick(
     s.obs("E", "DJ", "trick", "unknown", gap=2100).obs("E", "DJ", "table", "unknown", gap=600)
     direct = replayed(s.obs("E", "C4", "trick", "unknown").play("S:C2 W:H5").lines)
     assert via_gone == direct
+
+
+def test_cards_played_together_unseen_are_the_director_s_with_no_penalty() -> None:
+    """RFID tags: East's C9 and C4 arrive together, faces unknown. Whether one or both
+    could be seen (2017 Law 58B1 or 58B2) is the director's: one director ruling; the
+    C4 he puts back on the table is his choice, no penalty card; the trick goes on."""
+    s = east_on_lead().together("E", ["C9", "C4"], faces=["unknown", "unknown"])
+    s.obs("E", "C4", "table", "unknown").play("S:CQ W:H5 N:C6")
+    got = replayed(s.lines)
+    assert [(r["kind"], r["severity"], r["cards"], r["options"]) for r in got] == [
+        ("cards-played-together", "director", ["C9", "C4"], [])]
+    assert ticking(s.lines) == got
+
+
+def complete_then(seat_next: str, card_next: str) -> Script:
+    """Trick 5 (RFID tags, faces unknown): North leads the C7, East discards the DJ though
+    he holds clubs, South and West follow: North wins. Then East's DJ leaves his trick
+    zone for the table, and the next card to arrive is ``seat_next``'s ``card_next``."""
+    s = east_on_lead().trick("E:D6 S:DT W:D3 N:DA")
+    for seat, card in (("N", "C7"), ("E", "DJ"), ("S", "C2"), ("W", "H5")):
+        s.obs(seat, card, "trick", "unknown")
+    s.obs("E", "DJ", "table", "unknown")
+    return s.obs(seat_next, card_next, "trick", "unknown")
+
+
+def test_a_card_put_back_and_replaced_by_its_player_is_a_correction_not_the_quit() -> None:
+    """A tag on the table cannot tell a card turned (the quit) from one put back: East
+    then putting another card in his trick zone shows a correction (his revoke corrected
+    before the trick was quitted: the DJ a major penalty card, 2017 Law 62B1)."""
+    got = replayed(complete_then("E", "C4").lines)
+    assert [(r["kind"], r["cards"]) for r in got] == [("major-penalty-card", ["DJ"])]
+    assert ticking(complete_then("E", "C4").lines) == got
+    # North, who won it, leading the next trick: that was the quit, nothing to rule yet
+    assert replayed(complete_then("N", "H3").lines) == []

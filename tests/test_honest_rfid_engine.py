@@ -1,31 +1,32 @@
-"""For the engine (wt13, issue 16 item 5), NOT landed: the engine copes with honest RFID readers.
+"""Issue 16 item 5: the engine copes with honest RFID readers (docs/architecture.md,
+"Honest readers").
 
-Reader firmware 0.3.0 reports only what RFID senses (hardware/README.md): no
+Reader firmware 0.3.0 on reports only what RFID senses (hardware/README.md): no
 ``hand`` zone (no antenna reaches a held card), no face (``unknown``), the
 level its reach implies; a card picked up from the table is ``gone``. Who
 holds which card comes from ``dealt {hands}``; faces from camera readers.
 
-With four such readers (``tablesense.sim.convert``'s model of the firmware,
-kinds all ``rfid``), 134 of the 234 golden boards rule as their journals do
-(checked 2026-12-01 on main b8f08d2); 100 do not. Many of those need a camera
-(an exposure in the deal, a card held so partner sees it): missing rulings
-are expected. But on 30 boards the engine rules something the truth does
-not: a false alert. Each one below is an engine question:
+Every golden board is replayed as four such readers would report it
+(``tablesense.sim.convert``'s model of the firmware, kinds all ``rfid``).
+Many boards then miss rulings that need a camera (an exposure in the deal, a
+card held so partner sees it): expected. None may get a ruling of a kind its
+golden journal does not have: a false alert. On main b8f08d2 30 of the 234
+did; the causes, each an engine question, and what the engine now does:
 
 - a card taken back from the trick zone to the hand shows as ``gone`` from
-  ``trick``: the engine must read that as the card withdrawn (2017 Law 47,
-  old codes' corrections), not leave it played (then ``premature-play``,
-  ``revoke`` follow);
-- two cards arriving in a trick zone at once, face ``unknown``: ``lead-out-
-  of-turn`` + ``out-of-step`` instead of "played together";
-- a card face ``unknown`` on ``table`` during play is not an exposure the
-  engine can rule as a penalty card (``minor-penalty-card`` on
-  shown-to-opponent-only): unknown face means the director decides.
-
-This test fails on those 30 boards today; it should pass once the engine
-takes ``gone`` from a trick zone, ``trick``/``unknown`` and ``table``/``unknown``
-at the readers' word (and trusts only what a reader's HELLO claims).
+  ``trick``: withdrawn once the dropout window passes (2017 Law 47, the old
+  codes' corrections), not left played (then ``premature-play``, ``revoke``);
+  one put back on the table from a complete trick, then replaced by its
+  player's next card, is a correction, not the trick's quit;
+- two cards arriving in a trick zone at once, face ``unknown``: cards played
+  together (one ``director`` ruling under 2017 Law 58B, which of 58B1/58B2
+  the director decides), not ``lead-out-of-turn`` + ``out-of-step``; the card
+  he takes back to the table is his choice, not a quit;
+- a card face ``unknown`` on ``table``: no face shown, so no penalty card
+  (``minor-penalty-card`` on shown-to-opponent-only) and nothing that would
+  follow from one.
 """
+
 
 from __future__ import annotations
 

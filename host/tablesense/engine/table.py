@@ -122,6 +122,9 @@ class Engine:
         # card -> its `gone` from a trick zone of the current trick: withdrawn to the hand
         # once dropout_ms passes without it coming back (an RFID reader senses no hand)
         self._leaving: dict[str, Observe] = {}
+        # the first card of a complete trick sensed on the table with face `unknown`: the
+        # trick's quit, unless its player puts another card in his trick zone first
+        self._quitting: Observe | None = None
         self._swept: tuple[object, ...] = ()
         self._oos: tuple[int, int] = (-1, -1)
         self.conceding: set[str] = set()
@@ -170,6 +173,8 @@ class Engine:
 
     def flush(self) -> list[Ruling]:
         """Close every open incident (end of a journal); a conflict still open counts."""
+        if self._quitting is not None and self.board is not None:
+            self._quit()
         self._advance(self.now + 10**9)
         self._sweep(self.now)
         return self._take()
@@ -395,6 +400,7 @@ class Engine:
         self._taken_back = set()
         self._in_trick_zone = set()
         self._leaving = {}
+        self._quitting = None
         self._free_lead = False
         self._swept = ()
         self.conceding = set()
@@ -687,6 +693,16 @@ class Engine:
         if prev is not None and prev.zone == "trick" and not (prev.face == "down"
                                                               and o.face != "down"):
             return
+        q = self._quitting
+        if q is not None:
+            if o.card == q.card:
+                self._quitting = None  # it went back: the trick was not being quitted
+            elif o.seat == q.seat and q.seat != self.b.turn and o.card not in self.played:
+                # (the card that replaces it may come from his table, its face unseen)
+                self._corrected(q, prev is not None and prev.zone == "table"
+                                and prev.face == "unknown")
+            else:
+                self._quit()
         if o.card in self.played:
             return
         # Passed over the table antenna on its way (a card dropped face up out of turn,
@@ -696,6 +712,29 @@ class Engine:
         self.incidents.join("trick", o)
         if transit:  # the trick waited for it (_to_table): no longer
             self.incidents.narrow_tricks(o.t)
+
+    def _quit(self, o: Observe | None = None) -> None:
+        """The complete trick ``o`` (or the card waiting in ``_quitting``) was turned:
+        quitted, and the play ends with the last one."""
+        if o is None:
+            o, self._quitting = self._quitting, None
+            if o is None or not any(o.card == c for _, c in self.b.trick):
+                return
+        b = self.b
+        if b.trick_complete():
+            b.quit_trick()
+            self.law.quitted(self.view, o.t)
+        if b.all_played() and b.phase == "play":
+            self.law.end_of_play(self.view, o.t)
+            b.move("last-trick")
+
+    def _corrected(self, q: Observe, unseen: bool) -> None:
+        """``q``'s player put another card in his trick zone after the card ``q`` left it
+        for the table: not the quit, a card taken back from the trick (a correction).
+        ``unseen``: the new card lay on his table, its face unseen."""
+        self._quitting = None
+        self._close(self.incidents.take_all())
+        self._taken_from_trick(q, unseen)
 
     def _withdraw(self, gone: Observe) -> None:
         """A card of the current trick stayed ``gone`` from its trick zone for
@@ -712,11 +751,18 @@ class Engine:
         """``o`` left its trick zone. ``closing``: the incidents still open close first
         (not when time closes it: those began later, and wait)."""
         b = self.b
+        if self._quitting is not None and o.card != self._quitting.card:
+            self._quit()  # a second card of the trick turned: it is quitted
         # Turned face down in front of its player: the trick is quitted. An RFID reader
-        # cannot see faces: from a complete trick, `unknown` reads as turned too.
-        in_open_trick = not b.trick_complete() and any(o.card == c for _, c in b.trick)
+        # cannot see faces: from a complete trick, `unknown` reads as turned too; from a
+        # trick in progress, a card taken back from it (counted or not: one of cards
+        # played together, a lead held back) is no quit.
+        if o.face == "unknown" and b.trick and not b.trick_complete() and self._in_trick_zone:
+            self._sweep(o.t)  # a card lying in the zone of the player to play is his play
+        taken_back = o.face == "unknown" and not b.trick_complete() and (
+            o.card not in self.played or any(o.card == c for _, c in b.trick))
         if o.zone == "table" and (o.face == "down" or (o.face == "unknown"
-                                                      and not in_open_trick)):
+                                                      and not taken_back)):
             # A card just sensed face up on the table may be a play crossing the table
             # antenna, reported before its trick zone while this trick is quitted: the
             # quit leaves it to reach the trick (transit_ms).
@@ -729,24 +775,43 @@ class Engine:
             if o.card in (c for _, c in b.trick) and not b.trick_complete():
                 self._reconcile(o)
             if o.card in done or o.card in (c for _, c in b.trick):
-                if b.trick_complete():
-                    b.quit_trick()
-                    self.law.quitted(self.view, o.t)
-                if b.all_played() and b.phase == "play":
-                    self.law.end_of_play(self.view, o.t)
-                    b.move("last-trick")
+                if b.trick_complete() and o.face == "unknown" and any(
+                        o.card == c for _, c in b.trick):
+                    # An RFID tag cannot tell a card turned (the quit) from one put back
+                    # on the table (a correction): the trick is quitted when a second of
+                    # its cards is turned, or anything but this player's next card comes
+                    self._quitting = o
+                    return
+                self._quit(o)
             return
         if closing:
             self._close(self.incidents.take_all())
+        self._taken_from_trick(o)
+
+    def _taken_from_trick(self, o: Observe, unseen: bool = False) -> None:
+        """``o``: a card taken back from its trick zone. The law says what that is.
+        ``unseen``: a card of his lay on the table with a face no reader saw."""
+        b = self.b
         self.law.withdrawn(self.view, o)
         # The table shows a played card taken back and no law explains it: follow the
-        # table (the card is back in the hand) and tell the director once.
+        # table (the card is back in the hand) and tell the director once; unless a card
+        # of his lies on the table whose face no reader saw: a penalty card, perhaps, and
+        # the withdrawal then complies with its rectification (2017 Law 47A, 52B).
         if (o.seat, o.card) in b.trick and b.take_back(o.seat, o.card):
             self.played.discard(o.card)
             self._free_lead = not b.trick  # whoever leads now, the table shows the leader
+            if unseen or self._unseen_on_table(o.seat, o.card):
+                return
             self._out_of_step(
                 f"{o.seat}'s {o.card}, counted as played to this trick, was taken back "
                 "from the trick zone.", o.t)
+
+    def _unseen_on_table(self, seat: str, but: str) -> bool:
+        """Does a card of ``seat``'s hand (other than ``but``) lie on his table with a face
+        no reader saw (an RFID tag: perhaps a penalty card)?"""
+        hand = self.b.hands[seat]
+        return any(p.seat == seat and p.zone == "table" and p.face == "unknown" and c != but
+                   and c in hand for c, p in self.tracker.pos.items())
 
     # -- the trick follows the cards ------------------------------------------------
     def _lying_in_trick(self, seat: str) -> list[str]:
@@ -859,7 +924,9 @@ class Engine:
     def _close_all(self) -> None:
         """An event that is no observation (a call, a decision, a claim): the table has
         moved on, so every open incident closes, and a card gone from a trick zone is
-        not coming back; in the order they began."""
+        not coming back; in the order they began. A trick being quitted is quitted."""
+        if self._quitting is not None:
+            self._quit()
         if not self._leaving:
             self._close(self.incidents.take_all())
             return

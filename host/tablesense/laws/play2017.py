@@ -132,6 +132,11 @@ class Play2017(LawCode):
             self._in_turn(tv, seat, card, o.t)
         elif not b.trick or b.trick_complete():
             self.lead_out_of_turn(tv, seat, card, o.t)
+        elif o.face == "unknown" and b.controller(seat) == b.declarer:
+            # Declarer's card early (57C3) counts at its turn without rectification; an
+            # RFID tag cannot tell whether the player before him played unseen (a card
+            # held where partner could see it is played, 45C1): no record on a guess.
+            tv.do(PlayAtTurn(seat, card), o.t)
         else:
             self.play_out_of_turn(tv, seat, card, o.t)
 
@@ -336,6 +341,23 @@ class Play2017(LawCode):
                 "the trick; the other goes back without rectification.",
                 severity="info", offender=b.declarer, cards=cards), t)
             tv.ob.pending.append(Pending("", "together", seat, cards))
+            return
+        if all(o.face == "unknown" for o in obs):
+            # No reader saw a face (RFID tags): 58B1 (one visible: it is played, the
+            # others go back) or 58B2 (more: he chooses, the others are penalty cards)
+            # is for the director. No penalty on a guess: the first to arrive counts
+            # meanwhile, the others lie uncounted and owe nothing.
+            first = obs[0]
+            tv.emit(self.draft(
+                "cards-played-together", "Law 58B",
+                f"{name(seat)} played {cards_text(cards)} together, and the readers cannot "
+                "see faces: if only one could be seen it is played and the others go back "
+                "(58B1); if more, he chooses and the others are penalty cards (58B2). The "
+                f"director decides; the {first.card} counts as played meanwhile.",
+                severity="director", offender=seat, cards=cards), t)
+            for c in cards:
+                tv.do(Covered((c,), "", replace=False), t)
+            self.arrival(tv, seat, first)
             return
         if len(visible) <= 1:
             shown = (visible or obs)[0]
