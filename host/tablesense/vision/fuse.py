@@ -25,6 +25,7 @@ Then, as the contract's ``observe`` says:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tablesense.vision import geometry as g
 from tablesense.vision.pipeline import Sighting
@@ -62,9 +63,16 @@ _PLANES = {(r.seat, r.kind): r.plane for r in g.ALL_REGIONS}
 
 
 def _flat_seen_by(s: Sighting) -> tuple[str, ...]:
-    plane = _PLANES[(s.seat, s.region)]
-    at = plane.point(s.u + g.CARD_W / 2, s.w - g.CARD_H / 2)
-    return tuple(x for x in SEATS if x != s.seat and g.visible_from(x, plane, at, 1.0))
+    return _seen_from(s.seat, s.region, s.u, s.w)
+
+
+@lru_cache(maxsize=1024)
+def _seen_from(seat: Seat, region: str, u: float, w: float) -> tuple[str, ...]:
+    """The seats whose eye line reaches the face of a card lying at ``u, w`` (geometry
+    alone: the same place gives the same answer, so it is worked out once)."""
+    plane = _PLANES[(seat, region)]
+    at = plane.point(u + g.CARD_W / 2, w - g.CARD_H / 2)
+    return tuple(x for x in SEATS if x != seat and g.visible_from(x, plane, at, 1.0))
 
 
 class Fuser:

@@ -57,6 +57,7 @@ MARKER = 0.12
 CHANGE_LEVEL = 6.0  # mean grey change of an 8x8 block that counts as a change
 BACK_MARGIN = 0.003
 FACE_MIN_CONF = 0.35  # below this an index candidate is no card at all
+INDEX_PAD = 3  # px of slack around a template in the window it is matched over
 
 
 @dataclass(frozen=True)
@@ -220,6 +221,10 @@ def reads(camera: str) -> list[tuple[g.Region, bool]]:
     return [(r, r.seat == camera) for r in g.ALL_REGIONS if r.kind == "hand"]
 
 
+_Read = tuple[float, int, int, str]  # conf, the glyph cell's x and y, the card
+INDEX_BLOCK = 4  # px: the blocks an index window is compared in, frame to frame
+
+
 @dataclass
 class _RegionView:
     region: g.Region
@@ -229,6 +234,8 @@ class _RegionView:
     roi: tuple[int, int, int, int] | None
     last: U8 | None = None
     sightings: list[Sighting] = field(default_factory=list)
+    # ink blob (x, y) -> the index window's block means when it was read, and the read
+    index: dict[tuple[int, int], tuple[U8, _Read | None]] = field(default_factory=dict)
 
 
 TEMPLATE_BLUR = (0.0, 1.0, 2.0)  # px: sharp, and as a soft lens or a far camera draws it
@@ -322,6 +329,7 @@ class Recogniser:
                                               roi))
         self.t = templates()
         self.regions_read = 0
+        self.indexes_read = 0
 
     def recognise(self, frame: U8, force: bool = False) -> list[Sighting]:
         """Every sighting in ``frame`` (RGB): regions that did not change keep theirs."""
@@ -340,7 +348,7 @@ class Recogniser:
                 rect: U8 = cv2.warpPerspective(frame, v.M, v.size,
                                            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                            borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
-                v.sightings = self.read_region(v, rect)
+                v.sightings = self.read_region(v, rect, force)
                 self.regions_read += 1
             out.extend(v.sightings)
         return out
@@ -352,36 +360,40 @@ class Recogniser:
         u = r.u0 + (x + 0.5) * s if v.own else r.u1 - (x + 0.5) * s
         return u, r.w1 - (y + 0.5) * s
 
-    def read_region(self, v: _RegionView, rect: U8) -> list[Sighting]:
+    def read_region(self, v: _RegionView, rect: U8, force: bool = True) -> list[Sighting]:
+        """The sightings in one rectified region; ``force`` False: an index whose window
+        looks as it did when last read (block means within CHANGE_LEVEL) keeps that read."""
         hsv = cv2.cvtColor(rect, cv2.COLOR_RGB2HSV)
         gray: U8 = cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY)
         r_, g_, b_ = (rect[..., i].astype(np.int16) for i in range(3))
         paper = ((hsv[..., 1] < 70) & (hsv[..., 2] > 110)).astype(np.uint8)
         back = ((b_ > r_ + 45) & (b_ > g_ + 25)).astype(np.uint8)
         out: list[Sighting] = []
-        faces = self._faces(v, rect, gray, paper, back)
+        faces = self._faces(v, rect, gray, paper, back, force)
         out.extend(faces)
         out.extend(self._backs(v, back))
         if not v.own:
             out.extend(self._paper_strips(v, paper, faces))
         return out
 
-    def _faces(self, v: _RegionView, rect: U8, gray: U8, paper: U8, back: U8) -> list[Sighting]:
+    def _faces(self, v: _RegionView, rect: U8, gray: U8, paper: U8, back: U8,
+               force: bool = True) -> list[Sighting]:
         area = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
         ink = ((area > 0) & (paper == 0) & (back == 0) & (gray < 170)).astype(np.uint8)
         n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-        found: list[tuple[float, int, int, str]] = []
+        found: list[_Read] = []
+        index: dict[tuple[int, int], tuple[U8, _Read | None]] = {}
         for i in range(1, n):
             x, y, w, h, a = (int(s) for s in stats[i])
             # a rank glyph; blurred, it may have run into the suit below it or a neighbour
             if not (0.7 * RANK_PX_H <= h <= 2.4 * RANK_PX_H and w <= 18 * MM and a >= 8):
                 continue
-            read = self._read_index(rect, gray, x, y)
+            read = self._index_at(v, rect, gray, x, y, index, force)
             if read is not None:
-                conf, ax, ay, card = read
-                found.append((conf, ax, ay, card))
+                found.append(read)
+        v.index = index
         found.sort(reverse=True)
-        kept: list[tuple[float, int, int, str]] = []
+        kept: list[_Read] = []
         for f in found:
             if all(abs(f[1] - k[1]) > 9 * MM or abs(f[2] - k[2]) > 9 * MM for k in kept):
                 kept.append(f)
@@ -397,9 +409,41 @@ class Recogniser:
                                 conf, u, top, v.own))
         return out
 
+    def _index_window(self, x: int, y: int) -> tuple[int, int, int, int]:
+        """The pixels :meth:`_read_index` may look at for an ink blob at ``x, y``:
+        (x0, y0, x1, y1) of the rectified region, whatever the match's offset."""
+        pad, mm = INDEX_PAD, round(MM)
+        th, tw = self.t.rank_shape
+        sh, sw = self.t.suit_shape
+        dy = round((SUIT_Y - RANK_Y) * MM)
+        return (x - mm - 2 * pad, y - mm - pad,
+                x - mm + max(tw + pad, sw + 2 * pad), y - mm + max(th + pad, dy + sh + 2 * pad))
+
+    def _index_at(self, v: _RegionView, rect: U8, gray: U8, x: int, y: int,
+                  index: dict[tuple[int, int], tuple[U8, _Read | None]], force: bool
+                  ) -> _Read | None:
+        """The index at the ink blob ``x, y``: read, or as read last time if its window
+        has not changed since (frame differencing, as for a region: the block means
+        of the window in colour, within CHANGE_LEVEL)."""
+        x0, y0, x1, y1 = self._index_window(x, y)
+        if x0 < 0 or y0 < 0 or y1 > rect.shape[0] or x1 > rect.shape[1]:
+            return self._read_index(rect, gray, x, y)
+        blocks: U8 = cv2.resize(rect[y0:y1, x0:x1],
+                                ((x1 - x0) // INDEX_BLOCK, (y1 - y0) // INDEX_BLOCK),
+                                interpolation=cv2.INTER_AREA)
+        old = v.index.get((x, y))
+        if (not force and old is not None and old[0].shape == blocks.shape
+                and float(cv2.absdiff(blocks, old[0]).max()) <= CHANGE_LEVEL):
+            read = old[1]
+        else:
+            read = self._read_index(rect, gray, x, y)
+            self.indexes_read += 1
+        index[(x, y)] = (blocks, read)
+        return read
+
     def _read_index(self, rect: U8, gray: U8, x: int, y: int
-                    ) -> tuple[float, int, int, str] | None:
-        pad = 3
+                    ) -> _Read | None:
+        pad = INDEX_PAD
         t = self.t
         th, tw = t.rank_shape
         # a template has 1 mm of paper around its glyph
@@ -501,7 +545,8 @@ def ink_suit(pixels: U8) -> str | None:
     grey = px @ np.array([0.299, 0.587, 0.114])
     if float(grey.min()) > 200:
         return None
-    mean = px[grey <= np.percentile(grey, 33)].mean(axis=0)
+    k = int(0.33 * (grey.size - 1))  # the darkest third: the 33rd percentile, by rank
+    mean = px[grey <= np.partition(grey, k)[k]].mean(axis=0)
     hsv = cv2.cvtColor(np.clip(mean, 0, 255).astype(np.uint8).reshape(1, 1, 3),
                        cv2.COLOR_RGB2HSV)[0, 0]
     if int(hsv[1]) < 70:

@@ -83,7 +83,6 @@ class VisionCore:
         self.lag = 0
         self.taken = 0  # when the last frame was taken (the board's clock)
         self.clock: Callable[[], int] | None = None  # the board's ms clock, read after a frame
-        self._sightings: dict[str, list[Sighting]] = {}
         self._seen: dict[str, dict[str, tuple[Any, ...]]] = {}
         self.moved_at: dict[str, int] = {}  # card -> scenario time of its last move
 
@@ -109,10 +108,9 @@ class VisionCore:
         placed = self.scene.placed()
         sightings: list[Sighting] = []
         for name, rec in self.recognisers.items():
-            img, box = self.renderer.update(name, placed, self.cond, self.frames)
-            if box is not None or name not in self._sightings:
-                self._sightings[name] = rec.recognise(np.asarray(img))
-            sightings.extend(self._sightings[name])
+            img, _ = self.renderer.update(name, placed, self.cond, self.frames)
+            # the recogniser tells a changed region from a still one by its pixels alone
+            sightings.extend(rec.recognise(np.asarray(img)))
         fused = self.fuser.fuse(sightings)
         seen: dict[str, dict[str, tuple[Any, ...]]] = {s: {} for s in SEATS}
         for card, o in fused.items():

@@ -226,8 +226,8 @@ class Renderer:
                frame_no: int = 0) -> tuple[Image.Image, Box | None]:
         """The frame after the cards moved: only the part where they moved is redrawn.
 
-        Returns the frame and the box redrawn (None: nothing moved). The
-        camera's noise and glare stay where nothing moved (a still picture).
+        Returns the frame and the box around what was redrawn (None: nothing moved).
+        The camera's noise and glare stay where nothing moved (a still picture).
         """
         cond = cond or Conditions()
         cam = self.cameras[name]
@@ -254,20 +254,43 @@ class Renderer:
         if not dirty:
             self._last[name] = (now, clean, out)
             return out, None
-        box = (min(b[0] for b in dirty), min(b[1] for b in dirty),
-               max(b[2] for b in dirty), max(b[3] for b in dirty))
-        box = (box[0], box[1], min(box[2], cam.width), min(box[3], cam.height))
-        crop = self.background(name).crop(box)
-        for p in self._ordered(name, [q for q, _, _ in now.values()]):
-            _, b, lv = now[p.card]
-            if b[2] <= box[0] or b[0] >= box[2] or b[3] <= box[1] or b[1] >= box[3]:
-                continue
-            self._draw_card(crop, name, p, lv, b, origin=(box[0], box[1]))
-        clean.paste(crop, box[:2])
-        out.paste(apply_conditions(crop, cond, f"{name}/{frame_no}", box=box,
-                                   frame=(cam.width, cam.height)), box[:2])
+        # each patch where something changed is redrawn on its own (a card played from
+        # a hand to the trick: two small patches, not the box around both)
+        drawn = self._ordered(name, [q for q, _, _ in now.values()])
+        for box in _merge(dirty, cam.width, cam.height):
+            crop = self.background(name).crop(box)
+            for p in drawn:
+                _, b, lv = now[p.card]
+                if b[2] <= box[0] or b[0] >= box[2] or b[3] <= box[1] or b[1] >= box[3]:
+                    continue
+                self._draw_card(crop, name, p, lv, b, origin=(box[0], box[1]))
+            clean.paste(crop, box[:2])
+            out.paste(apply_conditions(crop, cond, f"{name}/{frame_no}", box=box,
+                                       frame=(cam.width, cam.height)), box[:2])
         self._last[name] = (now, clean, out)
-        return out, box
+        return out, (min(b[0] for b in dirty), min(b[1] for b in dirty),
+                     min(max(b[2] for b in dirty), cam.width),
+                     min(max(b[3] for b in dirty), cam.height))
+
+
+def _merge(boxes: list[Box], width: int, height: int) -> list[Box]:
+    """The boxes, clipped to the frame, with overlapping ones joined until none overlap."""
+    out = [(b[0], b[1], min(b[2], width), min(b[3], height)) for b in boxes]
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                              max(a[3], b[3]))
+                    del out[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return out
 
 
 @cache
