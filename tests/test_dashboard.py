@@ -175,6 +175,79 @@ def test_exposure_alert_decide_and_resolve(tmp_path: Path, mosquitto: Any, pty_r
         daemon.stop()
 
 
+def test_a_reader_covering_several_seats_shows_them_and_its_health(
+        tmp_path: Path, mosquitto: Any, pty_readers: Any, browser: Any) -> None:
+    """A camera board covering North, East and South on one link, and West's own
+    reader: each seat's dot follows the reader that covers it, and the camera has a
+    chip naming it and its seats; when it stops answering, its three seats go
+    offline with it (West's does not) and its reader-offline alert names them."""
+    broker = mosquitto(websockets=True)
+    cam = pty_readers(reader=1, serial="CAM-1")
+    west = pty_readers(reader=4, serial="DASH-W")
+    daemon = Daemon(parse_config({
+        "version": 1,
+        "broker": {"port": broker.port, "base": "ts", "client_id": f"daemon-{tmp_path.name}"},
+        "journal": {"dir": "journal", "fsync": "never"},
+        "readers": {"heartbeat_timeout_ms": 1000, "backoff_initial_ms": 20,
+                    "backoff_max_ms": 200},
+        "tables": {"1": {"readers": {"camera": {"port": cam.path, "seats": ["N", "E", "S"]},
+                                     "W": {"port": west.path}}}},
+        "dashboard": {"port": 0, "broker_url": f"ws://{{host}}:{broker.ws_port}",
+                      "login": False},
+        "state_interval_ms": 100,
+    }, source="test.toml", base_dir=tmp_path))
+    daemon.start()
+    try:
+        for r in (cam, west):
+            r.hello()
+            r.start_heartbeats(0.2)
+        assert daemon.dashboard_url is not None
+        page = open_page(browser, daemon.dashboard_url)
+        card = '.table-card[data-table="1"]'
+        chip = f'{card} .reader-multi[data-reader="camera"]'
+        page.wait_for_selector(f"{chip}.reader-online", timeout=10_000)
+        for seat in "NESW":
+            page.wait_for_selector(f'{card} .reader-online[data-seat="{seat}"]', timeout=10_000)
+        assert page.locator(chip).get_attribute("data-seats") == "N E S"
+        assert page.locator(f"{chip} .reader-name").inner_text() == "camera"
+        assert page.locator(f"{chip} .reader-seats").inner_text() == "N E S"
+        tip = page.locator(chip).get_attribute("title") or ""
+        assert "North, East, South" in tip and "online" in tip and "CAM-1" in tip
+        assert "reader camera" in (page.locator(f'{card} [data-seat="E"]').get_attribute(
+            "title") or "")
+        assert "West's reader" in (page.locator(f'{card} [data-seat="W"]').get_attribute(
+            "title") or "")
+        assert page.locator(f"{card} .reader-multi").count() == 1  # West's is a seat's
+
+        cam.stop_heartbeats()
+        page.wait_for_selector(f"{chip}.reader-offline", timeout=15_000)
+        for seat in "NES":
+            page.wait_for_selector(f'{card} .reader-offline[data-seat="{seat}"]',
+                                   timeout=5_000)
+        assert "reader-online" in (page.locator(f'{card} [data-seat="W"]').get_attribute(
+            "class") or "")
+        alert = page.locator('.alerts .alert[data-alert-id^="1-reader-camera-"]')
+        alert.wait_for(timeout=10_000)
+        text = alert.inner_text()
+        assert "camera reader" in text and "North, East, South" in text, text
+        OUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUT / "dashboard-camera-reader.png"), full_page=True)
+        assert page.errors == []
+
+        cam.start_heartbeats(0.2)  # back: the chip, its seats and the alert follow
+        cam.hello()
+        page.wait_for_selector(f"{chip}.reader-online", timeout=15_000)
+        for seat in "NES":
+            page.wait_for_selector(f'{card} .reader-online[data-seat="{seat}"]',
+                                   timeout=5_000)
+        page.wait_for_selector('#history .alert[data-alert-id^="1-reader-camera-"]',
+                               state="attached", timeout=5_000)  # closed: it is back
+        assert page.errors == []
+        page.close()
+    finally:
+        daemon.stop()
+
+
 def test_html_in_alerts_and_notes_is_shown_as_text(tmp_path: Path, mosquitto: Any,
                                                    browser: Any, watchers: Any) -> None:
     import paho.mqtt.client as mqtt

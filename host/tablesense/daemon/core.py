@@ -297,7 +297,7 @@ class Daemon:
             health = {**m.health, "suppressed": suppressed}
             self.publisher.set_retained(self.topics.reader(m.table, m.seat), dumps(health))
             if m.kind == "offline":
-                table.reader_offline_alert(m.seat, m.reason, m.t)
+                table.reader_offline_alert(m.seat, m.reason, m.t, m.seats)
             elif m.kind == "spoofed":
                 table.reader_spoofed_alert(m.seat, m.reason, m.t)
             return

@@ -481,7 +481,7 @@ class ReaderLink:
             return
         self._spoof_alerted = t
         self.out.put(LinkMessage(self.table, self.seat, "spoofed", t, health=self.health(),
-                                 reason=reason))
+                                 reason=reason, seats=self.seats))
 
     def _on_frame(self, port: Port, frame: codec.Frame, t: int) -> None:
         self.counters["frames"] += 1
@@ -604,7 +604,8 @@ class ReaderLink:
         self.state = "online"
         self._since = t
         log.info("event=reader-online table=%s seat=%s url=%s", self.table, self.seat, self.url)
-        self.out.put(LinkMessage(self.table, self.seat, "online", t, health=self.health()))
+        self.out.put(LinkMessage(self.table, self.seat, "online", t, health=self.health(),
+                                 seats=self.seats))
         self._mark_health_sent(t)
 
     def _go_offline(self, reason: str) -> None:
@@ -616,7 +617,7 @@ class ReaderLink:
         log.warning("event=reader-offline table=%s seat=%s reason=%s",
                     self.table, self.seat, reason)
         self.out.put(LinkMessage(self.table, self.seat, "offline", t, health=self.health(),
-                                 reason=reason))
+                                 reason=reason, seats=self.seats))
         self._mark_health_sent(t)
 
     def _mark_health_sent(self, t: int) -> None:
@@ -629,5 +630,6 @@ class ReaderLink:
             return
         if self._health_sent == self.all_counters():
             return
-        self.out.put(LinkMessage(self.table, self.seat, "health", t, health=self.health()))
+        self.out.put(LinkMessage(self.table, self.seat, "health", t, health=self.health(),
+                                 seats=self.seats))
         self._mark_health_sent(t)

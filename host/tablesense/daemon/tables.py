@@ -468,9 +468,10 @@ class TableRuntime:
         return {"ok": False, "req": req, "field": field, "error": error}
 
     def _director_alert(self, ident: str, kind: Kind | DaemonKind, t: int, text: str,
-                        **extra: str) -> dict[str, Any]:
+                        **extra: Any) -> dict[str, Any]:
         """An alert the daemon raises itself (severity director; docs/contract.md, "Alerts
-        of the daemon"): ``ident`` is its stable id, ``extra`` its ``reader``/``reason``."""
+        of the daemon"): ``ident`` is its stable id, ``extra`` its ``reader``/``reason``
+        (and ``seats``)."""
         snap = self.engine.snapshot()
         severity: Severity = "director"
         alert: dict[str, Any] = {
@@ -480,13 +481,25 @@ class TableRuntime:
         }
         return {k: v for k, v in alert.items() if v is not None}
 
-    def reader_offline_alert(self, seat: str, reason: str, t: int) -> None:
-        """The daemon's own ``reader-offline`` alert (severity director), stable id."""
+    def reader_offline_alert(self, seat: str, reason: str, t: int,
+                             seats: tuple[str, ...] = ()) -> None:
+        """The daemon's own ``reader-offline`` alert (severity director), stable id.
+
+        ``seat`` is the reader's name; ``seats`` the seats a reader covering several
+        covers (a camera over the table), named in the text and the alert."""
+        if seats and seats != (seat,):
+            text = (f"The {seat} reader at table {self.name} "
+                    f"({', '.join(SEAT_NAMES.get(s, s) for s in seats)}) stopped answering "
+                    f"({reason}); the cards of those seats are not being sensed by it until "
+                    "it is back.")
+            extra: dict[str, Any] = {"seats": list(seats)}
+        else:
+            text = (f"{SEAT_NAMES.get(seat, seat)}'s reader at table {self.name} stopped "
+                    f"answering ({reason}); its cards are not being sensed until it is back.")
+            extra = {}
         alert = self._director_alert(
-            f"{self.name}-reader-{seat}-{t}", "reader-offline", t,
-            f"{SEAT_NAMES.get(seat, seat)}'s reader at table {self.name} stopped answering "
-            f"({reason}); its cards are not being sensed until it is back.",
-            reader=seat, reason=reason)
+            f"{self.name}-reader-{seat}-{t}", "reader-offline", t, text,
+            reader=seat, reason=reason, **extra)
         if self.outbox.enqueue(alert["id"], self.topics.alert(self.name), dumps(alert)):
             self.counters["alerts"] += 1
             log.warning("event=alert table=%s id=%s kind=reader-offline", self.name, alert["id"])

@@ -183,6 +183,53 @@
     return t;
   }
 
+  // -- readers ----------------------------------------------------------------------
+  // A reader's retained health is published under its name: a seat's own reader is
+  // named by the seat; a reader covering several seats (a camera over the table) has
+  // its own name and lists them in `seats`.
+  function covers(name, h) {
+    return Array.isArray(h.seats) ? h.seats.map(String) : SEATS.includes(name) ? [name] : [];
+  }
+
+  const READER_RANK = { offline: 2, unknown: 1, online: 0 };
+
+  function readerState(h) {
+    const state = String(h.state);
+    return state in READER_RANK ? state : "unknown";
+  }
+
+  function readerLabel(name, h) {
+    const seats = covers(name, h);
+    const who = SEATS.includes(name) && seats.length === 1 && seats[0] === name
+      ? seatName(name) + "'s reader" : "reader " + name + " (" + seats.map(seatName).join(", ") + ")";
+    return who + ": " + String(h.state) + (h.reason ? " (" + h.reason + ")" : "")
+      + (h.serial ? " · " + h.serial : "");
+  }
+
+  function readersNode(all) {
+    const box = el("div", { class: "readers", "aria-label": "readers" });
+    const named = Object.entries(all).filter(([, h]) => h && typeof h === "object");
+    // a seat's dot: every reader covering it, the worst of their states
+    for (const seat of SEATS) {
+      const hs = named.filter(([name, h]) => covers(name, h).includes(seat));
+      let state = hs.length ? "online" : "unknown";
+      for (const [, h] of hs) if (READER_RANK[readerState(h)] > READER_RANK[state]) state = readerState(h);
+      const tip = hs.length ? seatName(seat) + " · " + hs.map(([name, h]) => readerLabel(name, h)).join(" · ")
+        : seatName(seat) + ": no news";
+      box.append(el("span", { class: "reader reader-" + state, title: tip, "data-seat": seat, text: seat }));
+    }
+    // then each reader covering several seats, with the seats it covers and its health
+    for (const [name, h] of named) {
+      if (!Array.isArray(h.seats)) continue;
+      const seats = covers(name, h);
+      box.append(el("span", {
+        class: "reader-multi reader-" + readerState(h), title: readerLabel(name, h),
+        "data-reader": name, "data-seats": seats.join(" "),
+      }, el("span", { class: "reader-name", text: name }), el("span", { class: "reader-seats", text: seats.join(" ") })));
+    }
+    return box;
+  }
+
   function renderTable(name) {
     const t = table(name);
     const s = t.state || { phase: "unknown" };
@@ -207,15 +254,7 @@
     }
     card.append(dl);
 
-    const readers = el("div", { class: "readers", "aria-label": "readers" });
-    for (const seat of SEATS) {
-      const h = t.readers[seat];
-      const state = h ? String(h.state) : "unknown";
-      const tip = h ? seatName(seat) + ": " + state + (h.reason ? " (" + h.reason + ")" : "")
-        + (h.serial ? " · " + h.serial : "") : seatName(seat) + ": no news";
-      readers.append(el("span", { class: "reader reader-" + state, title: tip, "data-seat": seat, text: seat }));
-    }
-    card.append(readers);
+    card.append(readersNode(t.readers));
 
     const pcs = s.penalty_cards || {};
     const pcSeats = Object.keys(pcs).filter((k) => (pcs[k] || []).length);
