@@ -202,3 +202,17 @@ def test_a_card_put_back_and_replaced_by_its_player_is_a_correction_not_the_quit
     assert ticking(complete_then("E", "C4").lines) == got
     # North, who won it, leading the next trick: that was the quit, nothing to rule yet
     assert replayed(complete_then("N", "H3").lines) == []
+
+
+def test_a_camera_first_at_another_seat_then_the_tag_is_one_conflict() -> None:
+    """The camera sees East's C5 face up on West's side before East's tag is read: the
+    sensing filter rules that seat conflict; the tag then disagreeing with the camera is
+    the same disagreement, not a second sensor-conflict."""
+    s = east_on_lead().obs("W", "C5", "table", "up", seen_by=["N", "E", "S"], conf=0.9,
+                           source="camera", gap=100)
+    s.obs("E", "C5", "table", "unknown", source="rfid", gap=1500)
+    s.obs("E", "C5", "trick", "unknown", source="rfid", gap=60)
+    s.obs("E", "C5", "trick", "up", seen_by=["N", "S", "W"], conf=0.95, source="camera")
+    got = replayed(s.lines)
+    assert [(r["kind"], r["cards"]) for r in got] == [("sensor-conflict", ["C5"])]
+    assert ticking(s.lines) == got

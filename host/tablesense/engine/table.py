@@ -660,8 +660,8 @@ class Engine:
         """An RFID tag and a camera placed ``card`` apart for ``conflict_ms``: the law's
         ``sensor-conflict`` (never a penalty), with the camera's sighting."""
         c = self.fusion.conflict(card)
-        if c is None:
-            return
+        if c is None or card in self.sensing.conflicts:
+            return  # (the sensing filter holds the same disagreement between two seats)
         cam = c.camera
         self.law.sensor_conflict(self.view, Observe(
             c.since, cam.seat, card, cam.zone, cam.face, cam.level, cam.seen_by, cam.conf,
