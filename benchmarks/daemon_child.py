@@ -117,7 +117,7 @@ def summary_ms(values: list[float]) -> dict[str, float]:
 
 def stats(d: Daemon) -> dict[str, Any]:
     return {
-        "gc": dict(GC),
+        "gc": {**GC, "frozen": gc.get_freeze_count()},
         "links": [{"table": link.table, "seat": link.seat, "state": link.state,
                    "counters": link.all_counters()} for link in d.links],
         "tables": {name: dict(t.counters) for name, t in d.tables.items()},
