@@ -26,7 +26,14 @@ second: 1.0 = one core busy), frames a second delivered, probe latency p50
 and p99, dropped frames (observations and commands sent minus lines in the
 journals, plus frames the links counted lost or bad: must be 0) and the
 daemon's resident memory per table (RSS minus an idle daemon's, divided by
-the tables). One JSON object per configuration on stdout; progress on stderr.
+the tables). Where the time goes inside the daemon (``daemon_child.py``'s
+timings, over the load and the drain): ``inside_ms``, each alert from its
+frame's arrival to paho taking its PUBLISH; ``core_wake_ms`` and
+``core_wake_cpu_ms``, each batch of the core, wall and CPU time (a wall time
+far above the CPU time is the thread waiting for a core or the interpreter
+lock); ``core_gap_ms`` between batches; ``core_journal_write_ms``, the core's
+writes of journal lines. One JSON object per configuration on stdout;
+progress on stderr.
 """
 
 from __future__ import annotations
