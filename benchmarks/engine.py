@@ -17,6 +17,18 @@ The journal is written to a temporary file, as the daemon writes it, and then:
 Runs are repeated and the median is reported, per second of wall time and
 per second of CPU time the process got (``*_per_cpu_s``: on a shared
 machine, what one core does). One JSON object on stdout.
+
+Two trees of the code compared on a shared machine, where a CPU-second
+stretches with the others' load:
+
+    .venv/bin/python benchmarks/engine.py --boards 500 --pairs 5 \
+        --before /tmp/base/host --after /tmp/after/host
+
+runs this script in ``--best`` mode under each tree in turn (PYTHONPATH),
+``--pairs`` times: the journal held in memory, the engine alone run five
+times and ``replay_lines`` three, the fastest of each (the minimum is what
+filters the load out); then the medians of each tree and of the pairs'
+ratios.
 """
 
 from __future__ import annotations
@@ -112,6 +124,51 @@ def fast_path_share(events: list[Event]) -> float:
     return taken / max(1, sum(isinstance(e, Observe) for e in events))
 
 
+def best(boards: int, seed: int) -> dict[str, int]:
+    """Observations per CPU-second of the fastest of 5 engine-alone runs and 3 replays."""
+    lines = [line.encode() for line in journal_lines(boards, seed)]
+    events = [e for _, e in parse_lines(lines) if isinstance(e, Event)]
+    n_obs = sum(isinstance(e, Observe) for e in events)
+    engine_cpu, replay_cpu = [], []
+    for _ in range(5):
+        c0 = time.process_time()
+        eng = Engine(codes=CODES)
+        for e in events:
+            eng.apply(e)
+        eng.flush()
+        engine_cpu.append(time.process_time() - c0)
+    for _ in range(3):
+        c0 = time.process_time()
+        for _ in replay_lines(lines):
+            pass
+        replay_cpu.append(time.process_time() - c0)
+    return {"engine_observations_per_cpu_s": round(n_obs / min(engine_cpu)),
+            "replay_observations_per_cpu_s": round(n_obs / min(replay_cpu))}
+
+
+def interleaved(before: str, after: str, pairs: int, boards: int, seed: int) -> int:
+    """``--best`` under each tree in turn; the medians and the pairs' ratios."""
+    runs: dict[str, list[dict[str, int]]] = {"before": [], "after": []}
+    for i in range(pairs):
+        for name, tree in (("before", before), ("after", after)):
+            done = subprocess.run(
+                [sys.executable, __file__, "--best", "--boards", str(boards), "--seed",
+                 str(seed)], env={**os.environ, "PYTHONPATH": tree}, check=True,
+                stdout=subprocess.PIPE, text=True)
+            runs[name].append(json.loads(done.stdout))
+            print(f"pair {i + 1} {name}: {done.stdout.strip()}", file=sys.stderr)
+    out: dict[str, object] = {"boards": boards, "pairs": pairs, "before": before,
+                              "after": after}
+    for key in ("engine_observations_per_cpu_s", "replay_observations_per_cpu_s"):
+        b = [r[key] for r in runs["before"]]
+        a = [r[key] for r in runs["after"]]
+        out[f"before_{key}"] = statistics.median(b)
+        out[f"after_{key}"] = statistics.median(a)
+        out[f"ratio_{key}"] = round(statistics.median(x / y for x, y in zip(a, b, strict=True)), 2)
+    print(json.dumps(out))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boards", type=int, default=10_000)
@@ -119,7 +176,20 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-engine-alone", action="store_true",
                     help="skip the engine-alone runs (they hold every event in memory)")
+    ap.add_argument("--best", action="store_true",
+                    help="only the fastest runs on a journal held in memory (see --pairs)")
+    ap.add_argument("--pairs", type=int, default=0,
+                    help="compare the trees --before and --after, interleaved, N times")
+    ap.add_argument("--before", help="a tree's host/ directory (with --pairs)")
+    ap.add_argument("--after", help="another tree's host/ directory (with --pairs)")
     args = ap.parse_args()
+    if args.best:
+        print(json.dumps(best(args.boards, args.seed)))
+        return 0
+    if args.pairs:
+        if not (args.before and args.after):
+            ap.error("--pairs needs --before and --after")
+        return interleaved(args.before, args.after, args.pairs, args.boards, args.seed)
     with tempfile.TemporaryDirectory(prefix="ts-engine-") as tmp:
         path = Path(tmp) / "journal.jsonl"
         t0 = time.perf_counter()
