@@ -1,8 +1,11 @@
-"""The engine's fast path changes nothing (issue 18).
+"""The engine's fast paths change nothing (issue 18).
 
 ``Engine._unchanged`` settles, in O(1) and before the sensing filter, the
 incidents and the laws, an observation that re-reports a card where the engine
-has it, or turns a played card face down once its trick is quitted. Here a
+has it, or turns a played card face down once its trick is quitted.
+``Engine._arrival`` counts a card played at its turn without the law's
+``arrival``, ``before_play`` and ``after_play`` when the code says they have
+nothing to do for it (``plain_play``: no obligation pending, a legal card). Here a
 sample of every kind of journal the engine meets is replayed with the fast path
 and without it: the golden scenarios (under each code), irregular boards of
 every code, robot boards, and the same boards as noisy readers report them
@@ -23,8 +26,10 @@ from typing import Any
 import pytest
 
 from tablesense.engine import Engine
+from tablesense.engine.view import TableView
 from tablesense.events import Observe
 from tablesense.irregular import CODES, irregular_board
+from tablesense.laws.duplicate2017 import Duplicate2017
 from tablesense.noise import NoiseModel, load_profile
 from tablesense.replay import replay_steps
 from tablesense.robots import MISHAPS, Board
@@ -130,6 +135,8 @@ def test_replays_are_the_same_bytes_with_and_without_the_fast_path(
         monkeypatch: pytest.MonkeyPatch) -> None:
     taken: list[Observe] = []
     unchanged = Engine._unchanged
+    plain: list[bool] = []
+    plain_play = Duplicate2017.plain_play
 
     def counting(self: Engine, o: Observe) -> bool:
         done = unchanged(self, o)
@@ -137,10 +144,17 @@ def test_replays_are_the_same_bytes_with_and_without_the_fast_path(
             taken.append(o)
         return done
 
+    def asked(self: Duplicate2017, tv: TableView, seat: str, card: str) -> bool:
+        yes = plain_play(self, tv, seat, card)
+        plain.append(yes)
+        return yes
+
     monkeypatch.setattr(Engine, "_unchanged", counting)
+    monkeypatch.setattr(Duplicate2017, "plain_play", asked)
     corpus = list(journals())
     fast = [replayed(lines, code) for _, lines, code in corpus]
     monkeypatch.setattr(Engine, "fast_path", False)
+    monkeypatch.setattr(Engine, "plain_plays", False)
     slow = [replayed(lines, code) for _, lines, code in corpus]
     for (name, _, _), a, b in zip(corpus, fast, slow, strict=True):
         assert a[0] == b[0], f"{name}: the rulings differ with the fast path"
@@ -149,3 +163,7 @@ def test_replays_are_the_same_bytes_with_and_without_the_fast_path(
     repeats = sum(o.zone != "table" or o.face != "down" for o in taken)
     turned = len(taken) - repeats
     assert repeats > 100 and turned > 1000, (repeats, turned)
+    # and plays were counted both ways: plainly, and through the hooks of a code
+    # with an obligation pending
+    assert plain.count(True) > 1000 and plain.count(False) > 50, (
+        plain.count(True), plain.count(False))

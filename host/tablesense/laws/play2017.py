@@ -140,6 +140,15 @@ class Play2017(LawCode):
         else:
             self.play_out_of_turn(tv, seat, card, o.t)
 
+    def plain_play(self, tv: TableView, seat: str, card: str) -> bool:
+        # Nothing pending (53A's acceptance by playing), no lead option awaited (50D2),
+        # no revoke to establish, a legal card (no revoke to record), no restriction or
+        # designated card, no penalty card anywhere (52; none to clear after the play).
+        ob = tv.ob
+        return (not ob.pending and not ob.revokes and not ob.awaiting_option
+                and not ob.lead_rules and not ob.play_rules and not ob.designated
+                and tv.b.is_legal(seat, card) and not any(ob.penalty.values()))
+
     def _in_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
         leading = not b.trick or b.trick_complete()
