@@ -4,7 +4,7 @@
 
 Runs, ``--repeat`` times each, the firmware's own benchmark
 (``firmware/sim/bench.py``: a steady scan of 13 table cards and one trick card
-through the simulated MFRC522s and SPI bus, and the loop alone with a canned
+through the simulated PN5180 (the table build) and SPI bus, and the loop alone with a canned
 scanner) and ``benchmarks/firmware_vm.py`` (``Reader.send`` into a null
 stream, unsigned and signed, and a scan in which all 14 cards move). Prints
 the medians as one JSON object, with the line rate for comparison: at
