@@ -88,6 +88,8 @@ def run(seat, events, kind="rfid", scan_ms=20, debounce_ms=40, noise=None, seed=
     stats = {"scans": reader.scans, "suppressed": reader.debouncer.suppressed,
              "noise": nz.counts if nz is not None else {}, "errors": scanner.errors,
              "frames": reader.seq, "clashes": air.clashes,
+             # exchanges the chips' timers ended (no tag answered): the driver's timeout path
+             "timeouts": sum(c.timeouts for c in {getattr(c, "chip", c) for c in chips.values()}),
              "scan_ms_median": busy[len(busy) // 2] if busy else 0,
              "scan_ms_max": busy[-1] if busy else 0}
     return out.obs, stats
