@@ -11,6 +11,16 @@ whose replay is not byte-for-byte repeatable; then the worst seeds with the
 first false ruling of each, and the most common first false rulings. Progress
 goes to standard error. ``--code`` restricts to one code (then all boards are
 of that code).
+
+``--readers rfid`` (or ``mixed``: three RFID readers and one camera reader,
+its seat by the seed) replays each board as honest readers would report it
+(``tablesense.honest``: ``sim.convert``'s model of the firmware) and counts
+instead the boards with a *false ruling* (a kind the full-truth replay of the
+same board does not make), those that do not end, the storms, and the boards
+with more out-of-step/director rulings than incidents; then the false
+rulings by kind and the first seeds of each::
+
+    .venv/bin/python benchmarks/storm.py --readers rfid --boards 2000
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import collections
 import sys
 import time
 
+from tablesense.honest import READERS, HonestVerdict, judge_honest
 from tablesense.irregular import CODES, IRREGULARITIES, irregular_board
 from tablesense.storm import Verdict, judge
 
@@ -38,10 +49,15 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     ap.add_argument("--code", choices=CODES, help="only this code")
     ap.add_argument("--examples", type=int, default=3, help="worst seeds shown per code")
+    ap.add_argument("--readers", choices=("truth", *READERS), default="truth",
+                    help="the readers the boards are replayed as (default truth: full-truth "
+                    "readers, the storm count)")
     args = ap.parse_args()
     codes = (args.code,) if args.code else CODES
     per_code = max(1, args.boards // len(codes))
     total = per_code * len(codes)
+    if args.readers != "truth":
+        return honest(args, codes, per_code)
     verdicts: dict[str, list[Verdict]] = {c: [] for c in codes}
     t0 = time.perf_counter()
     done = 0
@@ -100,6 +116,60 @@ def main() -> int:
     for code in codes:
         counts = collections.Counter(pattern(v) for v in verdicts[code] if v.storm)
         print(f"- {code}: " + "; ".join(f"{n} {what}" for what, n in counts.most_common(6)))
+    return 0
+
+
+def honest(args: argparse.Namespace, codes: tuple[str, ...], per_code: int) -> int:
+    """``--readers rfid|mixed``: false rulings, unended boards and storms."""
+    total = per_code * len(codes)
+    verdicts: dict[str, list[HonestVerdict]] = {c: [] for c in codes}
+    t0 = time.perf_counter()
+    done = 0
+    for code in codes:
+        for seed in range(args.seed, args.seed + per_code):
+            verdicts[code].append(judge_honest(irregular_board(seed, code), args.readers))
+            done += 1
+            if done % 100 == 0 or done == total:
+                bad = sum(bool(v.false) for vs in verdicts.values() for v in vs)
+                print(f"\r{done}/{total} boards, {bad} with a false ruling, "
+                      f"{time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    print(f"{total} boards ({per_code} per code, seeds {args.seed}..{args.seed + per_code - 1})"
+          f", readers {args.readers}; false ruling: a kind the full-truth replay of the board "
+          f"does not make\n")
+    print("| code | boards | incidents | false ruling | false penalty/director | not ended "
+          "| storms | out-of-step/director > incidents |")
+    print("|---|---|---|---|---|---|---|---|")
+    everything = [v for vs in verdicts.values() for v in vs]
+    for code in (*codes, "all"):
+        vs = everything if code == "all" else verdicts[code]
+        false = sum(bool(v.false) for v in vs)
+        severe = sum(any(r.severity != "info" for r in v.false) for v in vs)
+        print(f"| {code} | {len(vs)} | {sum(v.board.incidents for v in vs)} | {false} "
+              f"({100 * false / len(vs):.1f}%) | {severe} | {sum(not v.ended for v in vs)} | "
+              f"{sum(v.storm for v in vs)} | "
+              f"{sum(len(v.out_of_step) > v.board.incidents for v in vs)} |")
+    print("\nBoards with a false ruling among those with each irregularity (alone or with "
+          "another):\n")
+    print("| irregularity | " + " | ".join(codes) + " |")
+    print("|---|" + "---|" * len(codes))
+    for kind in IRREGULARITIES:
+        cells = []
+        for code in codes:
+            with_it = [v for v in verdicts[code]
+                       if any(n.startswith(kind + ":") for n in v.board.injected)]
+            cells.append(f"{sum(bool(v.false) for v in with_it)} of {len(with_it)}"
+                         if with_it else "-")
+        print(f"| {kind} | " + " | ".join(cells) + " |")
+    print("\nFalse rulings by kind (boards; first seeds, code and irregularities):\n")
+    by: dict[tuple[str, str], list[HonestVerdict]] = collections.defaultdict(list)
+    for v in everything:
+        for key in sorted({(r.kind, r.severity) for r in v.false}):
+            by[key].append(v)
+    for (kind, severity), vs in sorted(by.items(), key=lambda x: -len(x[1])):
+        print(f"- {kind} ({severity}): {len(vs)} boards")
+        for v in vs[:args.examples]:
+            print(f"    {v.board.code} seed {v.board.seed}: {'; '.join(v.board.injected)}")
     return 0
 
 
