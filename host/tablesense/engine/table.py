@@ -595,22 +595,25 @@ class Engine:
             return
         b = self.b
         sf = self.sensing
-        if not sf.admit(o):
-            return
         was = self.tracker.pos.get(o.card)
-        if sf.lost_elsewhere(o, was):
+        if (self.fast_path and was is not None and was.seat == o.seat and was.zone != "gone"
+                and o.zone != "gone" and sf.quiet(o)):
+            pass  # moved at its own seat (a card played): the filter's checks in one
+            # (admitted, lost nowhere else, no conflict, none due, no dropout)
+        elif not sf.admit(o) or sf.lost_elsewhere(o, was):
             return
-        conflicting = sf.conflicting(o, was, self._owner(o.card))
-        for first in sf.due_conflicts(o.t):
-            self.law.sensor_conflict(self.view, first)
-        if conflicting:
-            return
-        if sf.dropout(o, was):
-            if self._leaving:
-                self._leaving.pop(o.card, None)  # it never left the trick zone
-            if o.zone == "trick" and o.card not in self.played:
-                self._in_trick_zone.add(o.card)
-            return
+        else:
+            conflicting = sf.conflicting(o, was, self._owner(o.card))
+            for first in sf.due_conflicts(o.t):
+                self.law.sensor_conflict(self.view, first)
+            if conflicting:
+                return
+            if sf.dropout(o, was):
+                if self._leaving:
+                    self._leaving.pop(o.card, None)  # it never left the trick zone
+                if o.zone == "trick" and o.card not in self.played:
+                    self._in_trick_zone.add(o.card)
+                return
         prev = self.tracker.update(o)
         if self._leaving and self._leaving.pop(o.card, None) is not None and (
                 prev is not None and prev.zone == "gone"):
