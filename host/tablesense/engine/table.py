@@ -614,6 +614,8 @@ class Engine:
                 if o.zone == "trick" and o.card not in self.played:
                     self._in_trick_zone.add(o.card)
                 return
+        if self._leaving and o.zone == "trick":
+            self._withdrawn_by(o)
         prev = self.tracker.update(o)
         if self._leaving and self._leaving.pop(o.card, None) is not None and (
                 prev is not None and prev.zone == "gone"):
@@ -758,6 +760,15 @@ class Engine:
         self._quitting = None
         self._close(self.incidents.take_all())
         self._taken_from_trick(q, unseen)
+
+    def _withdrawn_by(self, o: Observe) -> None:
+        """``o``'s player put a card in his trick zone before ``dropout_ms`` passed on one
+        he took from it (``gone``): that one went back to his hand, no dropout; withdrawn
+        now, before the new card counts (a quick correction, a substitution)."""
+        for gone in sorted((g for g in self._leaving.values()
+                            if g.seat == o.seat and g.card != o.card), key=_at):
+            del self._leaving[gone.card]
+            self._withdraw(gone)
 
     def _withdraw(self, gone: Observe) -> None:
         """A card of the current trick stayed ``gone`` from its trick zone for
