@@ -792,7 +792,10 @@ class Engine:
         # trick in progress, a card taken back from it (counted or not: one of cards
         # played together, a lead held back) is no quit.
         if o.face == "unknown" and b.trick and not b.trick_complete() and self._in_trick_zone:
-            self._sweep(o.t)  # a card lying in the zone of the player to play is his play
+            # a card lying in the zone of the player to play is his play; one whose arrival
+            # an older incident still holds back (a card on the table, face unseen) too
+            self._close(self.incidents.take_all(o.t - self.tuning.transit_ms))
+            self._sweep(o.t)
         taken_back = o.face == "unknown" and not b.trick_complete() and (
             o.card not in self.played or any(o.card == c for _, c in b.trick))
         if o.zone == "table" and (o.face == "down" or (o.face == "unknown"
