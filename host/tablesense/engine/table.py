@@ -796,6 +796,15 @@ class Engine:
             # an older incident still holds back (a card on the table, face unseen) too
             self._close(self.incidents.take_all(o.t - self.tuning.transit_ms))
             self._sweep(o.t)
+        if (o.face == "unknown" and o.zone == "table" and len(b.trick) == 3
+                and b.next_to_play() == o.seat and o.card not in self.played
+                and o.card in b.hands[o.seat] and b.phase == "play"):
+            # The trick's last card, lying in its player's zone (held back: a lead out of
+            # turn that the next hand accepted by playing), turned with the trick or put
+            # back on the table: counted at his turn as a reader that sees faces would
+            # have it (_reconcile); the quit then waits as for any complete trick.
+            self.law.arrival(self.view, o.seat,
+                             Observe(o.t, o.seat, o.card, "trick", "up", "at"))
         taken_back = o.face == "unknown" and not b.trick_complete() and (
             o.card not in self.played or any(o.card == c for _, c in b.trick))
         if o.zone == "table" and (o.face == "down" or (o.face == "unknown"
