@@ -722,8 +722,11 @@ class Engine:
         if q is not None:
             if o.card == q.card:
                 self._quitting = None  # it went back: the trick was not being quitted
-            elif o.seat == q.seat and q.seat != self.b.turn and o.card not in self.played:
-                # (the card that replaces it may come from his table, its face unseen)
+            elif o.seat == q.seat and o.card not in self.played and (
+                    q.seat != self.b.turn or self._trick_lies(q)):
+                # (the card that replaces it may come from his table, its face unseen; the
+                # trick's winner leading while the others' cards still lie in their trick
+                # zones is correcting, not leading: a quit turns them all)
                 self._corrected(q, prev is not None and prev.zone == "table"
                                 and prev.face == "unknown")
             else:
@@ -752,6 +755,12 @@ class Engine:
         if b.all_played() and b.phase == "play":
             self.law.end_of_play(self.view, o.t)
             b.move("last-trick")
+
+    def _trick_lies(self, q: Observe) -> bool:
+        """Do the complete trick's cards but ``q``'s still lie in their trick zones?"""
+        pos = self.tracker.pos
+        return self.b.trick_complete() and all(
+            c in pos and pos[c].zone == "trick" for _, c in self.b.trick if c != q.card)
 
     def _corrected(self, q: Observe, unseen: bool) -> None:
         """``q``'s player put another card in his trick zone after the card ``q`` left it
