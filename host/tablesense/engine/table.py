@@ -756,6 +756,19 @@ class Engine:
             self.law.end_of_play(self.view, o.t)
             b.move("last-trick")
 
+    def _completes(self, o: Observe) -> bool:
+        """Would ``o``'s card and those lying in the trick zones complete the trick in
+        rotation (as _reconcile counts them), ``o``'s among them?"""
+        b = self.b
+        seat: str | None = lho(b.trick[-1][0]) if b.trick else b.turn
+        n, used = len(b.trick), False
+        while seat is not None and n < 4:
+            cards = self._lying_in_trick(seat) + ([o.card] if seat == o.seat else [])
+            if len(cards) != 1:
+                return False
+            used, n, seat = used or seat == o.seat, n + 1, lho(seat)
+        return n == 4 and used
+
     def _trick_lies(self, q: Observe) -> bool:
         """Do the complete trick's cards but ``q``'s still lie in their trick zones?"""
         pos = self.tracker.pos
@@ -805,15 +818,15 @@ class Engine:
             # an older incident still holds back (a card on the table, face unseen) too
             self._close(self.incidents.take_all(o.t - self.tuning.transit_ms))
             self._sweep(o.t)
-        if (o.face == "unknown" and o.zone == "table" and len(b.trick) == 3
-                and b.next_to_play() == o.seat and o.card not in self.played
-                and o.card in b.hands[o.seat] and b.phase == "play"):
-            # The trick's last card, lying in its player's zone (held back: a lead out of
-            # turn that the next hand accepted by playing), turned with the trick or put
-            # back on the table: counted at his turn as a reader that sees faces would
-            # have it (_reconcile); the quit then waits as for any complete trick.
-            self.law.arrival(self.view, o.seat,
-                             Observe(o.t, o.seat, o.card, "trick", "up", "at"))
+        if (o.face == "unknown" and o.zone == "table" and b.trick and b.phase == "play"
+                and not b.trick_complete() and o.card not in self.played
+                and o.card in b.hands[o.seat] and self._completes(o)):
+            # Cards held back in their players' zones (a lead out of turn that the next
+            # hand accepted by playing) complete the trick with this one, turned with it
+            # or put back on the table: counted as a reader that sees faces has them when
+            # the trick is turned (_reconcile); the quit then waits as for any trick.
+            self._turned[o.card] = o.seat
+            self._reconcile(o)
         taken_back = o.face == "unknown" and not b.trick_complete() and (
             o.card not in self.played or any(o.card == c for _, c in b.trick))
         if o.zone == "table" and (o.face == "down" or (o.face == "unknown"
