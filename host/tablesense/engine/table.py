@@ -757,13 +757,19 @@ class Engine:
             b.move("last-trick")
 
     def _completes(self, o: Observe) -> bool:
-        """Would ``o``'s card and those lying in the trick zones complete the trick in
-        rotation (as _reconcile counts them), ``o``'s among them?"""
+        """Would the cards lying in the trick zones or turned uncounted complete the trick
+        in rotation (as _reconcile counts them) with ``o``'s, counted or not?"""
         b = self.b
+        counted = any(o.card == c for _, c in b.trick)
+        if not counted and (o.card in self.played or o.card not in b.hands[o.seat]):
+            return False
         seat: str | None = lho(b.trick[-1][0]) if b.trick else b.turn
-        n, used = len(b.trick), False
+        n, used = len(b.trick), counted
         while seat is not None and n < 4:
-            cards = self._lying_in_trick(seat) + ([o.card] if seat == o.seat else [])
+            cards = self._lying_in_trick(seat) + [c for c, s in self._turned.items()
+                                                   if s == seat and c not in self.played]
+            if seat == o.seat and not counted:
+                cards.append(o.card)
             if len(cards) != 1:
                 return False
             used, n, seat = used or seat == o.seat, n + 1, lho(seat)
@@ -819,13 +825,13 @@ class Engine:
             self._close(self.incidents.take_all(o.t - self.tuning.transit_ms))
             self._sweep(o.t)
         if (o.face == "unknown" and o.zone == "table" and b.trick and b.phase == "play"
-                and not b.trick_complete() and o.card not in self.played
-                and o.card in b.hands[o.seat] and self._completes(o)):
-            # Cards held back in their players' zones (a lead out of turn that the next
-            # hand accepted by playing) complete the trick with this one, turned with it
-            # or put back on the table: counted as a reader that sees faces has them when
-            # the trick is turned (_reconcile); the quit then waits as for any trick.
-            self._turned[o.card] = o.seat
+                and not b.trick_complete() and self._completes(o)):
+            # Cards held back in their players' zones or turned (a lead out of turn that
+            # the next hand accepted by playing) complete the trick with this one, turned
+            # with it or put back on the table: counted as a reader that sees faces has
+            # them when the trick is turned (_reconcile); the quit then waits as for any.
+            if o.card not in self.played:
+                self._turned[o.card] = o.seat
             self._reconcile(o)
         taken_back = o.face == "unknown" and not b.trick_complete() and (
             o.card not in self.played or any(o.card == c for _, c in b.trick))
