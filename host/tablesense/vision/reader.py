@@ -44,6 +44,8 @@ from tablesense.vocab import SEATS
 
 FRAME_MS = 40  # moves this close share a frame; frames only when something moved
 SETTLE_MAX_MS = 100  # the next frame waits at most this long for the last one's changes
+HOLD_MAX_MS = 1000  # a release waits at most this long for the last one's to be reported
+Seen = dict[str, dict[str, tuple[Any, ...]]]  # seat -> card -> (zone, face, level, seen_by, conf)
 
 
 class CalibrationError(RuntimeError):
@@ -79,11 +81,13 @@ class VisionCore:
         self.frames = 0
         self.reads = 0
         self._next = 0
-        self._looked_at = -10**9
-        self.lag = 0
-        self.taken = 0  # when the last frame was taken (the board's clock)
+        self.lag = 0  # ms from a move to the release of its frame's reading (never shrinks)
+        self.taken = -10**9  # when the last frame was taken (the board's clock)
         self.clock: Callable[[], int] | None = None  # the board's ms clock, read after a frame
-        self._seen: dict[str, dict[str, tuple[Any, ...]]] = {}
+        self._read: tuple[int, Seen] | None = None  # a frame read, not released yet
+        self._released_at = -10**9
+        self._held_since: int | None = None  # when the release fell due, if held
+        self._seen: Seen = {}
         self.moved_at: dict[str, int] = {}  # card -> scenario time of its last move
 
     def advance(self, now: int) -> None:
@@ -102,8 +106,8 @@ class VisionCore:
             moved = True
         return moved
 
-    def look(self) -> None:
-        """One frame from each camera (where something moved), read and fused."""
+    def look(self) -> Seen:
+        """One frame from each camera, read and fused: what each seat's cards look like."""
         self.frames += 1
         placed = self.scene.placed()
         sightings: list[Sighting] = []
@@ -117,35 +121,58 @@ class VisionCore:
             seen[o.seat][card] = (o.zone, o.face, o.level, o.seen_by,
                                   None if o.conf >= 0.998 else round(o.conf, 3))
         self.reads += len(fused)
-        self._seen = seen
+        return seen
 
     def _settled(self, now: int) -> bool:
-        """The last frame's changes are committed (or have had their time)."""
-        waited = now - self._looked_at
-        if waited < self.frame_ms:
+        """The board may take its next frame: the last one is released and its changes
+        are committed (or have had SETTLE_MAX_MS), a frame period after the last capture."""
+        if self._read is not None or now - self.taken < self.frame_ms:
             return False
+        waited = now - self._released_at
         return waited >= SETTLE_MAX_MS or not any(d._pend for d in self.debouncers.values())
+
+    def _committed(self, seen: Seen) -> bool:
+        """No card that ``seen`` changes has a change pending in the debouncers."""
+        was = {c: obs for cards in self._seen.values() for c, obs in cards.items()}
+        now = {c: obs for cards in seen.values() for c, obs in cards.items()}
+        changed = {c for c in was.keys() | now.keys() if was.get(c) != now.get(c)}
+        return not any(c in d._pend for d in self.debouncers.values() for c in changed)
 
     def scan(self, now: int) -> list[dict[str, Any]]:
         """One scan at ``now``: the OBSERVE fields of the changes it commits.
 
-        Moves are framed in the order they happen, one capture instant at a
-        time (moves within ``frame_ms`` share a frame), and the next frame is
-        taken once the last one's changes are committed: a pipeline that falls
-        behind reports late, never out of order, and ``lag`` (ms, never
-        shrinking) keeps later frames as far apart as their moves were.
+        Moves are framed in the order they happen, one frame at a time (moves
+        within ``frame_ms`` share a frame): a frame is taken once the last one
+        is released and its changes committed, and read at once. What it saw is
+        released to the debouncers ``lag`` ms after the move it shows, ``lag``
+        being the longest any frame has yet taken from its move to its reading
+        (a fixed delay, as a jitter buffer keeps): a board that reads slowly
+        reports late, never out of order, and its reports stay as far apart as
+        the moves were, however long each frame took to read. ``lag`` grows only
+        when a frame takes longer than any before it, or a release has to wait
+        for the debouncers to report the last one's changes to the same cards
+        (HOLD_MAX_MS at most).
         """
-        if self._next < len(self.events) and self._settled(now):
+        if (self._next < len(self.events) and int(self.events[self._next].get("t", 0)) <= now
+                and self._settled(now)):
             first = int(self.events[self._next].get("t", 0))
-            if first + self.lag <= now:
-                self.taken = now
-                self._apply(first + self.frame_ms)
-                self.look()
-                # behind the table (the frame took time): keep the moves' spacing, so a
-                # late report still says how far apart things happened
-                done = self.clock() if self.clock is not None else now
-                self.lag = max(self.lag, done - first)
-                self._looked_at = done
+            self.taken = now
+            self._apply(first + self.frame_ms)
+            self._read = (first, self.look())
+            done = self.clock() if self.clock is not None else now
+            self.lag = max(self.lag, done - first)
+        if self._read is not None and self._read[0] + self.lag <= now:
+            first, seen = self._read
+            if self._held_since is None:
+                self._held_since = now
+            if now - self._held_since >= HOLD_MAX_MS or self._committed(seen):
+                self._read = None
+                self._seen = seen
+                self._released_at = now
+                # held back: later releases keep their spacing from here (a release
+                # late only by the scan's phase is not behind)
+                self.lag += now - self._held_since
+                self._held_since = None
         out: list[dict[str, Any]] = []
         for seat, deb in self.debouncers.items():
             for card, obs in deb.update(now, self._seen.get(seat, {})):
