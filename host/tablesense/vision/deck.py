@@ -2,8 +2,10 @@
 
 The deck is a camera-readable bridge deck (57 x 89 mm) with a *jumbo corner
 index*, as decks for vugraph and card-reading tables have: the rank (20 mm
-tall) above the suit (12.6 mm) in a 12 mm column at the top-left corner, so the
-index stays readable in a spread where each card shows only its left 18 mm,
+tall) above the suit (12.6 mm) in a 12 mm column 3 mm from the left edge, so
+the index stays readable in a spread where each card shows only its left 18 mm
+(and the paper left of it keeps a card's edge against the felt, on the left of
+a spread, apart from its ink),
 and four colours of ink (spades black, hearts red, diamonds orange, clubs
 green), so the colour names the suit and the suit glyph confirms it.
 Glyphs are bold bitmaps (rank cells of 2 x 2.5 mm), which keeps the deck and the
@@ -34,7 +36,7 @@ BACK_LINE = (120, 150, 220)
 MASTER = 8.0  # px/mm of the master drawings
 
 # the index: rank glyph cells of 2 mm (6 x 8), suit glyph cells (7 x 7) of 12/7 mm
-INDEX_X, RANK_Y, SUIT_Y = 1.5, 2.5, 24.5
+INDEX_X, RANK_Y, SUIT_Y = 3.0, 2.5, 24.5
 RANK_CELL = (2.0, 2.5)  # mm, wide and tall: 12 x 20 mm
 SUIT_CELL = (12.0 / 7, 1.8)  # 12 x 12.6 mm
 INDEX_W, INDEX_H = 12.0, 34.6  # mm: the whole index (rank over suit)
