@@ -10,9 +10,10 @@ the regions whose pixels changed are recognised
 calibrating on the plate at start-up, not the simulator's), and the
 sightings of all cameras are fused into one observation per card
 (:class:`~tablesense.vision.fuse.Fuser`). The truth is never read past the
-renderer. Each seat's observations then go through the firmware's
-debouncer, one per seat, as four seat readers on one board would, and become
-OBSERVE frames naming each card's holder.
+renderer. A frame's reading is released a fixed delay after the move it
+shows (see :meth:`VisionCore.scan`); each seat's observations then go through
+the firmware's debouncer, one per seat, as four seat readers on one board
+would, and become OBSERVE frames naming each card's holder.
 
 :func:`vision_reader` puts it behind a pty with the Python reader's wire
 behaviour (tablesense.demo.pysim): one reader, covering the four seats.
