@@ -270,7 +270,8 @@ class ReaderLink:
             self._own_loop = None
 
     def health(self) -> dict[str, Any]:
-        """The retained ``<base>/<table>/readers/<seat>`` payload."""
+        """The retained ``<base>/<table>/readers/<seat>`` payload (``<seat>``: the
+        reader's name, with ``seats`` when it covers several)."""
         seats = {} if self.seats == (self.seat,) else {"seats": list(self.seats)}
         return {"state": self.state if self.state != "starting" else "offline",
                 "table": self.table, "seat": self.seat, **seats, "port": self.url,
