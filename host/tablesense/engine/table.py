@@ -792,9 +792,11 @@ class Engine:
     def _withdrawn_by(self, o: Observe) -> None:
         """``o``'s player put a card in his trick zone before ``dropout_ms`` passed on one
         he took from it (``gone``): that one went back to his hand, no dropout; withdrawn
-        now, before the new card counts (a quick correction, a substitution)."""
-        for gone in sorted((g for g in self._leaving.values()
-                            if g.seat == o.seat and g.card != o.card), key=_at):
+        now, before the new card counts (a quick correction, a substitution). So is an
+        uncounted card of another player's (a lead out of turn taken back, refused): the
+        new card does not accept it."""
+        for gone in sorted((g for g in self._leaving.values() if g.card != o.card and (
+                g.seat == o.seat or g.card not in self.played)), key=_at):
             del self._leaving[gone.card]
             self._withdraw(gone)
 
