@@ -42,9 +42,10 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 from tablesense import vocab
 from tablesense.daemon.fastwire import FastDecoder
@@ -165,16 +166,23 @@ class LinkSettings:
     health_interval_ms: int = 1000
 
 
-@dataclass(frozen=True)
-class LinkMessage:
-    """What a link tells the core. ``t`` is host time (ms) of receipt."""
+NO_HEALTH: Mapping[str, Any] = MappingProxyType({})
+
+
+class LinkMessage(NamedTuple):
+    """What a link tells the core. ``t`` is host time (ms) of receipt.
+
+    Immutable, and a named tuple rather than a frozen dataclass: one is made
+    for every frame, and a frozen dataclass's ``__init__`` (a guarded
+    ``setattr`` a field) was a seventh of the core's time at line rate.
+    """
 
     table: str
     seat: str  # the reader's name: its seat, or a name for a reader covering several
     kind: Kind
     t: int
     frame: codec.Frame | None = None
-    health: dict[str, Any] = field(default_factory=dict)
+    health: Mapping[str, Any] = NO_HEALTH
     reason: str = ""
     seats: tuple[str, ...] = ()  # the holders the reader covers (empty: its own seat)
     source: str | None = None  # the reader's kind from its HELLO (rfid, camera), if one of these
