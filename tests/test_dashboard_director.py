@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from tablesense.daemon.api import SESSION_COOKIE
 from tablesense.daemon.config import parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.daemon.web import DashboardServer, PortTaken
@@ -123,6 +124,10 @@ def login(browser: Any, room: Room, user: str, device: dict[str, Any]) -> Any:
     page.locator("#login button[type=submit]").click()
     page.wait_for_selector("#conn.pill-ok", timeout=10_000)
     page.wait_for_selector(f"#role:has-text('{user} · ')", timeout=10_000)
+    # Once connected the page hands its login to the daemon (/session); the daemon's
+    # documents (report, record) need the cookie it answers with. A test that went
+    # to report.html before it came got a 401 there (1 run in 8 on main).
+    assert wait(lambda: any(c["name"] == SESSION_COOKIE for c in context.cookies()), 10)
     return page
 
 
