@@ -102,8 +102,12 @@ class Broker:
             acl.chmod(0o600)
             lines.append(f"acl_file {acl}")
         if self.persistence:
+            # Saved after every change (mosquitto's loop: persistence_changes >=
+            # autosave_interval), not once a second: a SIGKILL between the broker's
+            # PUBACK and a timed save lost alerts queued for an offline subscriber,
+            # which no publisher can redeliver (test_faults' broker-kill test, 1 in 6).
             lines += ["persistence true", f"persistence_location {self.dir}/",
-                      "autosave_interval 1"]
+                      "autosave_on_changes true", "autosave_interval 1"]
         lines += [f"log_dest file {self.dir / 'mosquitto.log'}", "log_type all"]
         lines += self.extra  # last: bridge options belong to the connection above them
         conf = self.dir / "mosquitto.conf"
