@@ -25,6 +25,7 @@ from tablesense.engine import Ruling
 from tablesense.irregular import IrregularBoard
 from tablesense.replay import replay_steps
 from tablesense.sim.convert import plan_from_journal
+from tablesense.storm import board_ended, storm_bound
 from tablesense.vocab import Seat
 
 Readers = Literal["rfid", "mixed"]
@@ -70,7 +71,7 @@ class HonestVerdict:
 
     @property
     def bound(self) -> int:
-        return 2 * self.board.incidents + 3
+        return storm_bound(self.board)
 
     @property
     def storm(self) -> bool:
@@ -78,10 +79,7 @@ class HonestVerdict:
 
     @property
     def ended(self) -> bool:
-        """13 tricks counted and the board over, or a claim made."""
-        claimed = any(e["type"] in ("claim", "concede") for e in self.board.events)
-        return (self.tricks == 13 and self.phase == "end") or (
-            claimed and self.phase in ("claim", "end"))
+        return board_ended(self.board, self.tricks, self.phase)
 
 
 def _replay(lines: list[str]) -> tuple[list[Ruling], int, str]:

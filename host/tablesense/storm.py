@@ -59,6 +59,17 @@ EXPECTED: Final[dict[str, frozenset[str]]] = {
 State = tuple[int, frozenset[tuple[str, str]], frozenset[tuple[str, str]]]
 
 
+def storm_bound(board: IrregularBoard) -> int:
+    """The most alerts ``board``'s incidents may rightly give: ``2 * n + 3``."""
+    return 2 * board.incidents + 3
+
+
+def board_ended(board: IrregularBoard, tricks: int, phase: str) -> bool:
+    """13 tricks counted and the board over, or a claim made."""
+    claimed = any(e["type"] in ("claim", "concede") for e in board.events)
+    return (tricks == 13 and phase == "end") or (claimed and phase in ("claim", "end"))
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What one board's replay showed against the storm bound."""
@@ -86,7 +97,7 @@ class Verdict:
 
     @property
     def bound(self) -> int:
-        return 2 * self.board.incidents + 3
+        return storm_bound(self.board)
 
     @property
     def storm(self) -> bool:
@@ -94,10 +105,7 @@ class Verdict:
 
     @property
     def ended(self) -> bool:
-        """13 tricks counted and the board over, or a claim made."""
-        claimed = any(e["type"] in ("claim", "concede") for e in self.board.events)
-        return (self.tricks == 13 and self.phase == "end") or (
-            claimed and self.phase in ("claim", "end"))
+        return board_ended(self.board, self.tricks, self.phase)
 
 
 def render(lines: Iterable[str]) -> bytes:
@@ -229,4 +237,4 @@ def _event_words(board: IrregularBoard, i: int) -> str:
         f"{k}={v}" for k, v in ev.items() if k not in ("v", "t", "type", "hands"))
 
 
-__all__ = ["EXPECTED", "State", "Verdict", "judge", "render"]
+__all__ = ["EXPECTED", "State", "Verdict", "board_ended", "judge", "render", "storm_bound"]
