@@ -576,14 +576,18 @@ class Engine:
         if o.card in self._leaving or not self.sensing.quiet(o):
             return False  # (a card gone from a trick zone is never where the tracker has it)
         self.tracker.update(o)
-        if zone != "trick":
+        self._index_trick_zone(o)
+        self.law.observed(self.view, o, prev)
+        return True
+
+    def _index_trick_zone(self, o: Observe) -> None:
+        """Keep ``_in_trick_zone`` (unplayed cards lying in trick zones) up with ``o``."""
+        if o.zone != "trick":
             if o.card in self._in_trick_zone:
                 self._in_trick_zone.discard(o.card)
                 self._taken_back.discard(o.card)
         elif o.card not in self.played:
             self._in_trick_zone.add(o.card)
-        self.law.observed(self.view, o, prev)
-        return True
 
     def _on_observe(self, o: Observe) -> None:
         if o.source is not None:  # the reader's kind is known: fuse RFID and camera
@@ -620,12 +624,7 @@ class Engine:
         if self._leaving and self._leaving.pop(o.card, None) is not None and (
                 prev is not None and prev.zone == "gone"):
             prev = self.tracker.before_gone.get(o.card, prev)  # it moves on from the trick zone
-        if o.zone != "trick":
-            if o.card in self._in_trick_zone:
-                self._in_trick_zone.discard(o.card)
-                self._taken_back.discard(o.card)
-        elif o.card not in self.played:
-            self._in_trick_zone.add(o.card)
+        self._index_trick_zone(o)
         self.law.observed(self.view, o, prev)
         if o.zone == "gone":
             if (prev is not None and prev.zone == "trick" and prev.seat == o.seat
