@@ -37,7 +37,7 @@ request: the exchange times out (counted in ``air.clashes``).
 from pollnoise import RX_THRESHOLD, SIGNAL_ON
 
 from sim.clock import SPI_CALL_US, Air, SimClock
-from sim.rc522 import REACH_MM, read_probability
+from sim.rc522 import REACH_MM, Antenna, read_probability
 from sim.tags import SLIX2
 
 SPI_BYTE_US = 8 / 7  # 7 Mbit/s, the PN5180's SPI limit
@@ -95,7 +95,7 @@ class MuxPin:
         return None
 
 
-class SimPort:
+class SimPort(Antenna):
     """One antenna: its tags, their height and stacking, its noise hook."""
 
     tag_class = SLIX2
@@ -119,19 +119,8 @@ class SimPort:
     def clock(self):
         return self.chip.clock
 
-    def place(self, tag, height_mm=2, stack=1):
-        self.height[tag] = height_mm
-        self.stack[tag] = stack
-        if tag not in self.tags:
-            self.tags.append(tag)
-            if self.chip.field_on and self.chip.port is self:
-                tag.power_up()
-
-    def remove(self, tag):
-        if tag in self.tags:
-            self.tags.remove(tag)
-        self.height.pop(tag, None)
-        self.stack.pop(tag, None)
+    def _powers_placed(self):
+        return self.chip.field_on and self.chip.port is self
 
     def poll(self):
         """The tags answering this field-on, with their signal."""

@@ -61,7 +61,29 @@ def read_probability(height_mm, stack=1, reach_mm=REACH_MM):
     return p
 
 
-class SimMFRC522:
+class Antenna:
+    """The tags over one antenna (``tags``, ``height``, ``stack``): placing and removing
+    them. A tag placed is powered up when ``_powers_placed`` says the field is on it."""
+
+    def _powers_placed(self):
+        return True
+
+    def place(self, tag, height_mm=2, stack=1):
+        self.height[tag] = height_mm
+        self.stack[tag] = stack
+        if tag not in self.tags:
+            self.tags.append(tag)
+            if self._powers_placed():
+                tag.power_up()
+
+    def remove(self, tag):
+        if tag in self.tags:
+            self.tags.remove(tag)
+        self.height.pop(tag, None)
+        self.stack.pop(tag, None)
+
+
+class SimMFRC522(Antenna):
     tag_class = NTAG213
     def __init__(self, name="", clock=None, air=None, rng=None, version=0x92):
         self.name = name
@@ -98,19 +120,7 @@ class SimMFRC522:
     def field_on(self):
         return bool(self.regs[0x14] & 0x03)
 
-    # -- tags ----------------------------------------------------------------
-    def place(self, tag, height_mm=2, stack=1):
-        self.height[tag] = height_mm
-        self.stack[tag] = stack
-        if tag not in self.tags:
-            self.tags.append(tag)
-            tag.power_up()
-
-    def remove(self, tag):
-        if tag in self.tags:
-            self.tags.remove(tag)
-        self.height.pop(tag, None)
-        self.stack.pop(tag, None)
+    # -- tags: place and remove are Antenna's ----------------------------------
 
     def _answers_poll(self, tag):
         p = read_probability(self.height.get(tag, 2), self.stack.get(tag, 1), self.reach_mm)
