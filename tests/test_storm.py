@@ -30,3 +30,16 @@ def test_one_irregularity_never_becomes_a_storm(seed: int, code: str) -> None:
         f"incidents; first false: {v.first_false}")
     assert v.ended, f"{where}: the engine ends with {v.tricks} tricks in phase {v.phase}"
     assert render(v.board.lines()) == v.output, f"{where}: a second replay differs"
+
+
+def test_declarers_lead_out_of_turn_answered_by_the_proper_leader_is_accepted() -> None:
+    """Seed 2350 (duplicate-2017): W is to lead, declarer (S) leads the CT out of turn
+    and W, next in rotation, plays the C9 to it. Law 53A: "It becomes a correct lead
+    if ... a play is made from the next hand in rotation to the irregular lead". The
+    engine took the C9 as W's own lead, a major penalty card, and stormed (25 alerts)."""
+    board = irregular_board(2350, "duplicate-2017")
+    assert any("S led CT out of turn" in i and "accepted" in i for i in board.injected)
+    v = judge(board)
+    assert not v.storm, [r.kind for r in v.alerts]
+    assert v.ended
+    assert all(not (r.kind == "major-penalty-card" and "C9" in r.cards) for r in v.alerts)

@@ -125,7 +125,8 @@ class Play2017(LawCode):
                 self.exposure(tv, seat, (card,), "led", "yes", o.t, [o])
             return
         loot = self.pending(tv, "loot") or self.pending(tv, "early")
-        if loot is not None and seat == lho(loot.seat) and seat != b.next_to_play():
+        if loot is not None and seat == lho(loot.seat) and (
+                seat != b.next_to_play() or (loot.kind == "loot" and not b.trick)):
             self.accept(tv, loot, o.t)  # Law 53A: the next hand played to it
         nxt = b.next_to_play()
         if seat == nxt or (seat in b.withdrawn and not b.trick_complete()):
