@@ -43,3 +43,61 @@ def test_declarers_lead_out_of_turn_answered_by_the_proper_leader_is_accepted() 
     assert not v.storm, [r.kind for r in v.alerts]
     assert v.ended
     assert all(not (r.kind == "major-penalty-card" and "C9" in r.cards) for r in v.alerts)
+
+
+def test_card_designated_from_cards_played_to_a_false_lead_follows_it() -> None:
+    """Seed 1063 (auction-1929): E leads the H9 out of turn, S follows; W plays H6 and
+    HQ together and the declarer designates the H6; N follows. All three followed the
+    false lead, so the trick stands (Portland & Bath 1908, Law 82). The engine kept the
+    H6 waiting for West's "turn", which the false lead never gave him, so it never
+    counted the trick and the board did not end."""
+    board = irregular_board(1063, "auction-1929")
+    assert any("E led H9 out of turn" in i for i in board.injected)
+    assert any("W played H6 and HQ together" in i for i in board.injected)
+    v = judge(board)
+    assert v.ended, f"{v.tricks} tricks, phase {v.phase}"
+    assert v.drift is None
+    kinds = [r.kind for r in v.alerts]
+    assert kinds == ["lead-out-of-turn", "cards-played-together", "exposed-card"], kinds
+    assert "no-rectification" in v.output.decode()
+
+
+def test_declarers_premature_play_to_his_own_false_lead_waits_for_the_second_hand() -> None:
+    """Seed 1306 (portland-1904): dummy's D7 is led out of turn (E to lead), and the
+    declarer plays the D4 from his own hand before W, the second hand. The dealer is
+    never penalised for it and his lead stands once the second hand plays (Law 81).
+    The engine took the D4 as a second lead out of turn, then W's DT as a third, lost
+    the trick and the board did not end."""
+    board = irregular_board(1306, "portland-1904")
+    assert any("S led D7 out of turn" in i for i in board.injected)
+    v = judge(board)
+    assert v.ended, f"{v.tricks} tricks, phase {v.phase}"
+    assert v.drift is None
+    assert v.alerts == ()
+    out = v.output.decode()
+    assert '"kind":"premature-play"' in out and '"cards":["D4"]' in out
+
+
+def test_declarers_false_lead_stands_when_the_second_hand_plays_to_it() -> None:
+    """Seed 1715 (portland-1904): E, declarer, leads the C3 from his own hand when dummy
+    (W) was to lead, then plays dummy's C4 before S, the second hand, plays the C6 to
+    the C3. Dummy's C4 first looks like dummy's own lead; S's card, played to the C3
+    still in E's trick zone, shows the false lead stood (Law 81: not rectified once the
+    second hand has played) and the C4 was the declarer's early play, never penalised.
+    The engine had ruled S's C6 a premature play (Law 86), a penalty the truth lacks."""
+    board = irregular_board(1715, "portland-1904")
+    assert any("E led C3 out of turn" in i for i in board.injected)
+    v = judge(board)
+    assert v.ended and v.drift is None
+    assert v.alerts == (), [(r.kind, r.offender, r.cards) for r in v.alerts]
+    out = v.output.decode()
+    assert '"kind":"premature-play"' in out and '"cards":["C4"]' in out
+    assert '"severity":"penalty"' not in out
+
+
+def test_the_same_under_auction_1929_and_no_false_revoke_after_it() -> None:
+    """Seed 1276 (auction-1929): dummy's HK led out of turn, declarer's D3 before W.
+    Before, a false Law 86 premature play by W and then a false revoke by E."""
+    v = judge(irregular_board(1276, "auction-1929"))
+    assert v.ended and v.drift is None
+    assert v.alerts == (), [(r.kind, r.offender, r.cards) for r in v.alerts]

@@ -89,6 +89,11 @@ class Answers(CallableCards):
                                f"{name(seat)}'s exposed cards")
         self.call_card(tv, seat, card, mine[card])
 
+    def designated_later(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        """The card designated from cards ``seat`` played together before his turn: it is
+        played when his turn comes."""
+        tv.do(PlayAtTurn(seat, card), t)
+
     def misnaming(self, tv: TableView, r: Ruling, card: str, t: int) -> bool:
         return False
 
@@ -104,6 +109,6 @@ class Answers(CallableCards):
         if b.next_to_play() == seat:
             self.play_now(tv, seat, card, d.t)
         else:
-            tv.do(PlayAtTurn(seat, card), d.t)
+            self.designated_later(tv, seat, card, d.t)
         self.make_callable(tv, seat, others, self.c("together"), self.callable_text(
             seat, others, f"played together with the {card}"), d.t)

@@ -61,6 +61,9 @@ class OldState(Obligations):
     called: dict[str, tuple[str, str]] = field(default_factory=dict)  # seat -> (card, ruling)
     late: list[Late] = field(default_factory=list)
     loot: Loot | None = None
+    # a dealer's lead out of turn that his other hand, the one to lead, seemed to answer
+    # with a lead of its own: it stands after all if the second hand plays to it
+    set_aside: Loot | None = None
     together: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
     thrown: dict[str, str] = field(default_factory=dict)  # seat -> its exposed-card ruling
     claims: dict[str, list[str]] = field(default_factory=dict)  # new-deal ruling -> claimants

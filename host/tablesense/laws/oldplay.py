@@ -52,6 +52,8 @@ class OldPlay(Answers):
         if b.phase not in ("lead", "play") or o.face == "down":
             return
         st = state(tv)
+        if st.set_aside is not None and self.false_lead_stood(tv, seat, card, t):
+            return
         if st.loot is not None and self.follow_false_lead(tv, seat, card, t):
             return
         if b.phase == "lead":
@@ -133,16 +135,35 @@ class OldPlay(Answers):
                  "require-lead-suit": "require the leader to lead a suit he names"}
         return "the declarer may " + " or ".join(words[o] for o in options)
 
+    def designated_later(self, tv: TableView, seat: str, card: str, t: int) -> None:
+        # Cards played together to a lead out of turn that the others are following: the
+        # designated one follows it too, as a single card would have (a lead out of turn
+        # followed by all three stands), rather than waiting for a turn the false lead
+        # has put off.
+        if state(tv).loot is not None and self.follow_false_lead(tv, seat, card, t):
+            return
+        super().designated_later(tv, seat, card, t)
+
     def follow_false_lead(self, tv: TableView, seat: str, card: str, t: int) -> bool:
         loot = state(tv).loot
         assert loot is not None
         expected = lho(loot.followers[-1][0] if loot.followers else loot.seat)
         # The others follow the false lead, one of them perhaps before his turn (the
         # table shows who played which card: the trick is still theirs).
+        if (loot.dealer and seat == partner(loot.seat) and seat != expected
+                and seat != tv.b.next_to_play() and not loot.followers):
+            # The declarer's other hand played to his own false lead before the second
+            # hand: a premature play by the dealer's side, never penalised; it counts at
+            # its turn once the second hand's play makes the lead stand (Law 81). (When
+            # that hand is the one to lead, his card is his proper lead instead.)
+            self.play_out_of_turn(tv, seat, card, t)
+            return True
         if seat == loot.seat or any(s == seat for s, _ in loot.followers) or (
                 loot.dealer and seat != expected):
             state(tv).loot = None  # the false lead was abandoned
-            return False
+            if loot.dealer and seat == partner(loot.seat) and not loot.followers:
+                state(tv).set_aside = loot  # his other hand led: unless the second hand
+            return False                    # plays to the false lead next
         loot.followers.append((seat, card))
         loot.followers.sort(key=lambda f: (SEATS.index(f[0]) - SEATS.index(loot.seat)) % 4)
         if loot.dealer or len(loot.followers) == 3:
@@ -158,6 +179,30 @@ class OldPlay(Answers):
             tv.do(AcceptLead(loot.seat, loot.card), t)
             for fs, fc in loot.followers:
                 tv.do(Play(fs, fc), t)
+        return True
+
+    def false_lead_stood(self, tv: TableView, seat: str, card: str, t: int) -> bool:
+        """The declarer led out of turn from one hand and then played from the other, the
+        one to lead, which was counted as that hand's lead; if the next card comes from
+        the second hand to the false lead, whose card is still in its trick zone, the
+        false lead stood (Law 81: not to be rectified once the second hand has played)
+        and the other hand's card was played before its turn, never penalised."""
+        st = state(tv)
+        loot, st.set_aside = st.set_aside, None
+        assert loot is not None
+        b = tv.b
+        other = partner(loot.seat)
+        pos = tv.where(loot.card)
+        if (seat != lho(loot.seat) or len(b.trick) != 1 or b.trick[0][0] != other
+                or pos is None or pos.zone != "trick" or pos.seat != loot.seat
+                or loot.card in tv.played):
+            return False
+        early = b.trick[0][1]
+        if not tv.do(TakeBack(other, early, keep_place=False), t):
+            return False
+        tv.do(AcceptLead(loot.seat, loot.card), t)
+        tv.do(Play(seat, card), t)
+        self.play_out_of_turn(tv, other, early, t)
         return True
 
     # -- plays before one's turn -------------------------------------------------------
