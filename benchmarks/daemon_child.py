@@ -30,25 +30,62 @@ import gc
 import json
 import logging
 import sys
+import threading
 import time
 from typing import Any
 
 from tablesense.daemon.config import load_config
 from tablesense.daemon.core import Daemon
 
-GC: dict[str, float] = {"collections": 0, "gen2": 0, "max_pause_ms": 0.0, "total_ms": 0.0}
-_gc_start = [0.0]
+GC: dict[str, float] = {"collections": 0, "gen2": 0, "max_pause_ms": 0.0, "total_ms": 0.0,
+                        "max_cpu_ms": 0.0, "total_cpu_ms": 0.0}
+GC_BY_GEN: dict[int, list[float]] = {0: [0, 0.0, 0.0], 1: [0, 0.0, 0.0], 2: [0, 0.0, 0.0]}
+GC_CPU: dict[int, list[float]] = {0: [], 1: [], 2: []}  # each collection's CPU ms
+_gc_start = [0.0, 0.0]
+# long stalls (over STALL_MS): (perf_counter at the start, what, wall ms, CPU ms of its thread)
+STALL_MS = 3.0
+STALLS: list[tuple[float, str, float, float]] = []
 
 
 def _gc_watch(phase: str, info: dict[str, int]) -> None:
+    """Each collection's wall time (a "pause": the thread may also have been
+    descheduled meanwhile) and the CPU time its thread spent in it."""
     if phase == "start":
-        _gc_start[0] = time.perf_counter()
+        _gc_start[0], _gc_start[1] = time.perf_counter(), time.thread_time()
         return
     pause = (time.perf_counter() - _gc_start[0]) * 1000
+    cpu = (time.thread_time() - _gc_start[1]) * 1000
     GC["collections"] += 1
     GC["gen2"] += info.get("generation") == 2
     GC["total_ms"] = round(GC["total_ms"] + pause, 3)
     GC["max_pause_ms"] = round(max(GC["max_pause_ms"], pause), 3)
+    GC["total_cpu_ms"] = round(GC["total_cpu_ms"] + cpu, 3)
+    GC["max_cpu_ms"] = round(max(GC["max_cpu_ms"], cpu), 3)
+    g = GC_BY_GEN.setdefault(info.get("generation", -1), [0, 0.0, 0.0])
+    g[0] += 1
+    g[1] += pause
+    g[2] = max(g[2], cpu)
+    GC_CPU.setdefault(info.get("generation", -1), []).append(cpu)
+    if pause > STALL_MS:
+        STALLS.append((_gc_start[0], f"gc{info.get('generation')}", round(pause, 1), round(cpu, 1)))
+
+
+def schedstats() -> dict[str, tuple[float, float]]:
+    """Per thread name (syncer workers summed): CPU time and time spent runnable but
+    waiting for a CPU (the run queue), in ms, from /proc/self/task/*/schedstat."""
+    out: dict[str, tuple[float, float]] = {}
+    for t in threading.enumerate():
+        if t.native_id is None:
+            continue
+        try:
+            with open(f"/proc/self/task/{t.native_id}/schedstat") as f:
+                run_ns, wait_ns, _ = (int(x) for x in f.read().split())
+        except (OSError, ValueError):
+            continue
+        name = t.name.split("_")[0]
+        cpu, wait = out.get(name, (0.0, 0.0))
+        out[name] = (cpu + run_ns / 1e6, wait + wait_ns / 1e6)
+    return out
 
 
 class Timings:
@@ -56,18 +93,27 @@ class Timings:
 
     def __init__(self, d: Daemon) -> None:
         self.inside: list[float] = []
+        self.inside_by_id: dict[str, tuple[float, float]] = {}  # id -> (inside, published at)
+        self.published: dict[str, int] = {}  # MQTT messages handed to paho, by kind
         self.wake: list[float] = []
         self.wake_cpu: list[float] = []
         self.write: list[float] = []
         self.gap: list[float] = []
-        self._last_end = 0.0
+        self._last_end = self._last_cpu = 0.0
+        self._sched = schedstats()
         base = d.topics.alert("x")[:-len("x/alert")]
         publish = d.publisher.client.publish
 
         def timed_publish(topic: str, payload: Any = None, *a: Any, **kw: Any) -> Any:
+            kind = topic.rsplit("/", 2)[-2] if "/readers/" in topic else topic.rsplit("/", 1)[-1]
+            self.published[kind] = self.published.get(kind, 0) + 1
             if topic.startswith(base) and topic.endswith("/alert"):
                 with contextlib.suppress(Exception):
-                    self.inside.append(time.time() - json.loads(payload)["t"] / 1000)
+                    at = time.perf_counter()  # CLOCK_MONOTONIC: the benchmark's clock too
+                    alert = json.loads(payload)
+                    took = time.time() - alert["t"] / 1000
+                    self.inside.append(took)
+                    self.inside_by_id.setdefault(alert["id"], (took, at))
             return publish(topic, payload, *a, **kw)
 
         d.publisher.client.publish = timed_publish  # type: ignore[method-assign]
@@ -78,10 +124,17 @@ class Timings:
             t0, c0 = time.perf_counter(), time.thread_time()
             if self._last_end:
                 self.gap.append(t0 - self._last_end)
+                if (t0 - self._last_end) * 1000 > STALL_MS:
+                    STALLS.append((self._last_end, "gap", round((t0 - self._last_end) * 1000, 1),
+                                   round((c0 - self._last_cpu) * 1000, 1)))
             batch()
             self._last_end = time.perf_counter()
+            self._last_cpu = time.thread_time()
             self.wake.append(self._last_end - t0)
-            self.wake_cpu.append(time.thread_time() - c0)
+            self.wake_cpu.append(self._last_cpu - c0)
+            if (self._last_end - t0) * 1000 > STALL_MS:
+                STALLS.append((t0, "batch", round((self._last_end - t0) * 1000, 1),
+                               round((self._last_cpu - c0) * 1000, 1)))
 
         d.loop.on_wake = timed_batch
         for t in d.tables.values():  # the journal's writes, as the core makes them
@@ -101,7 +154,20 @@ class Timings:
     def take(self) -> dict[str, Any]:
         out = {"inside": summary_ms(self.inside), "core_wake": summary_ms(self.wake),
                "core_wake_cpu": summary_ms(self.wake_cpu), "core_gap": summary_ms(self.gap),
-               "core_journal_write": summary_ms(self.write)}
+               "core_journal_write": summary_ms(self.write),
+               "inside_by_id": {k: (round(v * 1000, 3), at)
+                                for k, (v, at) in self.inside_by_id.items()}}
+        now = schedstats()
+        # per thread: CPU ms, and ms runnable but waiting for a CPU (not for the GIL:
+        # a thread waiting for the interpreter lock sleeps)
+        out["threads"] = {k: (round(c - self._sched.get(k, (0, 0))[0]),
+                              round(w - self._sched.get(k, (0, 0))[1]))
+                          for k, (c, w) in now.items()}
+        self._sched = now
+        out["published"], self.published = self.published, {}
+        out["stalls"] = list(STALLS)
+        STALLS.clear()
+        self.inside_by_id = {}
         self.inside, self.wake, self.wake_cpu, self.gap, self.write = [], [], [], [], []
         return out
 
@@ -117,7 +183,11 @@ def summary_ms(values: list[float]) -> dict[str, float]:
 
 def stats(d: Daemon) -> dict[str, Any]:
     return {
-        "gc": {**GC, "frozen": gc.get_freeze_count()},
+        "gc": {**GC, "frozen": gc.get_freeze_count(),
+               "by_generation": {str(g): {"n": int(v[0]), "wall_ms": round(v[1], 1),
+                                          "max_cpu_ms": round(v[2], 3),
+                                          "cpu_ms": summary_ms([c / 1000 for c in GC_CPU[g]])}
+                                 for g, v in GC_BY_GEN.items()}},
         "links": [{"table": link.table, "seat": link.seat, "state": link.state,
                    "counters": link.all_counters()} for link in d.links],
         "tables": {name: dict(t.counters) for name, t in d.tables.items()},
@@ -136,8 +206,12 @@ def main(argv: list[str]) -> int:
     d = Daemon(load_config(argv[1]))
     timings = Timings(d)
     d.start()
-    gc.collect()  # as `tablesense run` does once started
-    gc.freeze()
+    manage = getattr(d, "manage_gc", None)  # as `tablesense run` does once started
+    if manage is not None:
+        manage()
+    else:  # a baseline from before daemon/collector.py
+        gc.collect()
+        gc.freeze()
     out = sys.stdout
     out.write(json.dumps({"ready": True}) + "\n")
     out.flush()

@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import heapq
 import json
+import os
 import random
 import sys
 import tempfile
@@ -216,6 +217,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
         load = Load(readers, tables, mode, seconds, rng)
         daemon.request({"op": "timings"})  # from now on
         cpu0, w0 = cpu_seconds(daemon.pid), time.monotonic()
+        own0, broker0 = cpu_seconds(os.getpid()), cpu_seconds(broker.proc.pid)
         writer = threading.Thread(target=load.run, name="load")
         writer.start()
         rss_samples = []
@@ -223,6 +225,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             writer.join(1.0)
             rss_samples.append(rss_kib(daemon.pid))
         cpu1, w1 = cpu_seconds(daemon.pid), time.monotonic()
+        own1, broker1 = cpu_seconds(os.getpid()), cpu_seconds(broker.proc.pid)
         # drain: wait for every probe's alert and for the journals to catch up
         expect = load.sent_observes + lead_observes + commands
         deadline = time.monotonic() + 30
@@ -240,9 +243,30 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
         first = min(load.probe_at.values(), default=0.0)
         worst = sorted(((arrived[k] - t0, t0 - first, k) for k, t0 in load.probe_at.items()
                         if k in arrived), reverse=True)[:5]
-        log("  slowest probes (latency ms, at s, id): "
-            + ", ".join(f"{w * 1000:.1f} @{a:.1f} {k}" for w, a, k in worst))
+        # each probe's time: written into the pty -> read by the daemon (``to_read``),
+        # read -> handed to paho (inside; whole ms), handed to paho -> at the
+        # subscriber (``to_subscriber``: paho, mosquitto, the subscriber's thread)
+        inside_by_id = timings.get("inside_by_id", {})
+        split = {k: (arrived[k] - inside_by_id[k][1], inside_by_id[k][0] / 1000)
+                 for k in load.probe_at if k in arrived and k in inside_by_id}
+        to_sub = [after for after, _ in split.values()]
+        to_read = [arrived[k] - load.probe_at[k] - after - inside
+                   for k, (after, inside) in split.items()]
+        log("  slowest probes (latency ms = to read + inside + to subscriber, at s, id): "
+            + ", ".join(f"{w * 1000:.0f} = {(w - sum(split.get(k, (0, 0)))) * 1000:.0f} + "
+                        f"{split.get(k, (0, 0))[1] * 1000:.0f} + "
+                        f"{split.get(k, (0, 0))[0] * 1000:.0f} @{a:.1f} {k}"
+                        for w, a, k in worst))
+        for w, _, k in worst[:3]:  # what the daemon's core was doing meanwhile
+            t0 = load.probe_at[k]
+            near = [f"{what} {wall:.0f}/{cpu:.0f} ms @{(at - t0) * 1000:+.0f}"
+                    for at, what, wall, cpu in timings.get("stalls", [])
+                    if t0 - 0.1 < at + wall / 1000 and at < t0 + w]
+            log(f"    {k}: core stalls (wall/CPU, start from the probe's write): "
+                + (", ".join(near) or "none"))
         lines = sum(j["lines"] for j in st["journal"].values())
+        fsyncs = sum(j["fsyncs"] for j in st["journal"].values()) - sum(
+            j["fsyncs"] for j in before["journal"].values())
         bad = sum(link["counters"].get(k, 0) for link in st["links"]
                   for k in ("lost", "bad_crc", "errors", "resyncs"))
         frames = sum(link["counters"]["frames"] for link in st["links"]) - frames0
@@ -251,6 +275,11 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             "readers": n_readers, "tables": len(tables), "mode": mode,
             "seconds": round(load.elapsed, 1),
             "daemon_cpu_cores": round((cpu1 - cpu0) / (w1 - w0), 3),
+            # the rest of the 2 cores' users: the simulated readers, the writer and the
+            # subscriber (this process), and mosquitto
+            "bench_cpu_cores": round((own1 - own0) / (w1 - w0), 3),
+            "broker_cpu_cores": round((broker1 - broker0) / (w1 - w0), 3),
+            "loadavg": os.getloadavg()[0],
             "observes_sent_per_s": round(load.sent_observes / load.elapsed),
             "line_rate_observes_per_s": round(n_readers * LINE_BYTES_PER_S / 23),
             "writer_stalled_s": round(load.stalls, 1),
@@ -258,6 +287,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             # per second of CPU the daemon got: what one core does, on a shared machine
             "frames_per_daemon_cpu_s": round(frames / max(cpu_seconds(daemon.pid) - cpu0, 1e-9)),
             "drain_s": round(drain_s, 1),
+            "fsyncs_per_s": round(fsyncs / (w1 - w0 + drain_s)),
             "p50_ms": summary_ms(lat).get("p50_ms"), "p99_ms": summary_ms(lat).get("p99_ms"),
             "probe_latency": summary_ms(lat),
             "probes_missing": len(load.probe_at) - len(lat),
@@ -271,10 +301,15 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             "gc": st["gc"],
             # inside the daemon: frame in -> alert handed to paho; the core's batches
             # and the gaps between them (daemon_child.py)
-            "inside_ms": timings.get("inside", {}), "core_wake_ms": timings.get("core_wake", {}),
+            "inside_ms": timings.get("inside", {}),
+            "to_read_ms": summary_ms(to_read), "to_subscriber_ms": summary_ms(to_sub),
+            "core_wake_ms": timings.get("core_wake", {}),
             "core_wake_cpu_ms": timings.get("core_wake_cpu", {}),
             "core_gap_ms": timings.get("core_gap", {}),
             "core_journal_write_ms": timings.get("core_journal_write", {}),
+            # per thread of the daemon: CPU ms and ms waiting for a CPU (run queue)
+            "daemon_threads_cpu_wait_ms": timings.get("threads", {}),
+            "published": timings.get("published", {}),  # MQTT messages, by kind
         }
         return result
     finally:
