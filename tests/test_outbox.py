@@ -10,6 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from tablesense.daemon.config import BrokerConfig
 from tablesense.daemon.mqtt import Publisher
@@ -90,4 +93,53 @@ def test_every_alert_arrives_across_a_broker_outage(mosquitto, watchers, tmp_pat
         assert box.counts() == {"pending": 0, "acked": total, "refused": 0}
     finally:
         pub.stop()
+        box.close()
+
+
+@pytest.mark.broker
+def test_alerts_among_retained_updates_are_all_acknowledged(mosquitto, tmp_path: Path) -> None:
+    broker = mosquitto()
+    topics = Topics("ts")
+    box = Outbox(tmp_path / "outbox.sqlite")
+    pub = Publisher(BrokerConfig(port=broker.port, base="ts", client_id="daemon",
+                                 max_inflight=3), box)
+    pub.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not pub.connected and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pub.connected
+        for i in range(50):
+            pub.set_retained(topics.table_state(str(i)), json.dumps({"i": i}).encode())
+        keys = [f"1-1-{i}" for i in range(1, 31)]
+        for n, k in enumerate(keys):  # alerts among retained updates, a window of 3
+            box.enqueue(k, topics.alert("1"), json.dumps({"id": k}).encode())
+            pub.kick()
+            pub.set_retained(topics.table_state("1"), json.dumps({"n": n}).encode())
+        assert pub.wait_idle(10), box.counts()
+        assert box.counts() == {"pending": 0, "acked": len(keys), "refused": 0}
+        assert pub.delivered == len(keys)
+    finally:
+        pub.stop()
+        box.close()
+
+
+def test_only_an_alerts_puback_is_recorded_for_the_pump(tmp_path: Path) -> None:
+    """A PUBACK is kept for the pump when its message is an alert in flight, or when a
+    row is being handed on (its id may not be recorded yet); retained state's and
+    health's PUBACKs, hundreds a second in a full room, neither wake nor reach it."""
+    box = Outbox(tmp_path / "outbox.sqlite")
+    pub = Publisher(BrokerConfig(port=1, base="ts"), box)  # never started
+    ok = ReasonCode(PacketTypes.PUBACK, "Success")
+    try:
+        pub._on_publish(pub.client, None, 7, ok, Properties(PacketTypes.PUBACK))
+        assert pub._acks == [] and not pub._wake.is_set()
+        pub._inflight[8] = 1  # an alert in flight
+        pub._on_publish(pub.client, None, 8, ok, Properties(PacketTypes.PUBACK))
+        assert pub._acks == [(8, False)] and pub._wake.is_set()
+        pub._wake.clear()
+        with pub._hand_lock:  # a row being handed on: mid 9 may be its, not yet recorded
+            pub._on_publish(pub.client, None, 9, ok, Properties(PacketTypes.PUBACK))
+        assert pub._acks == [(8, False), (9, False)] and pub._wake.is_set()
+    finally:
         box.close()

@@ -15,7 +15,6 @@ reader or broker is never a reason to exit.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import logging
 import signal
@@ -90,9 +89,9 @@ def run(args: argparse.Namespace) -> int:
 
     def started(d: Daemon) -> None:
         # Everything made so far (modules, tables, replayed engines) lives as long as
-        # the process: out of the collector's way, so its full passes stay short.
-        gc.collect()
-        gc.freeze()
+        # the process, and what survives later is kept out of the cyclic collector's
+        # way too, so that its passes never hold an alert up (daemon/collector.py).
+        d.manage_gc()
         if d.dashboard_url is not None:
             # one write, line and newline: print() writes them apart, and a log record
             # from another thread landed between them (the URL then ran into it)

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tablesense.daemon.collector import RECLAIM_S, Collector
 from tablesense.daemon.config import Config, ReaderConfig
 from tablesense.daemon.journal_writer import JournalWriter, journal_path
 from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
@@ -141,6 +142,7 @@ class Daemon:
         self._started = False
         self._last_tick = 0.0
         self._tick_no = 0
+        self.collector: Collector | None = None  # see manage_gc
 
     def _make_link(self, table: str, seat: str, rc: ReaderConfig,
                    settings: LinkSettings, require_signed: bool = False) -> ReaderLink:
@@ -183,6 +185,16 @@ class Daemon:
                  len(self.tables), len(self.links), self.config.broker.host,
                  self.config.broker.port)
 
+    def manage_gc(self, reclaim_s: float = RECLAIM_S) -> Collector:
+        """The process is this daemon's (``tablesense run``): keep CPython's cyclic
+        collector off the alert path, the core freezing what survived at each tick
+        and letting a full pass run every ``reclaim_s`` (daemon/collector.py).
+        Call once started; :meth:`stop` hands the collector back."""
+        collector = Collector(reclaim_s)
+        collector.start()
+        self.collector = collector
+        return collector
+
     def stop(self, timeout: float = 2.0) -> None:
         """Close readers, finish queued work, say offline; pending alerts stay stored."""
         if self.web is not None:
@@ -197,6 +209,8 @@ class Daemon:
         for t in self.tables.values():
             t.journal.close()
         self.outbox.close()
+        if self.collector is not None:
+            self.collector.stop()
         log.info("event=daemon-stopped")
 
     @property
@@ -278,6 +292,8 @@ class Daemon:
                     self._publish_state(t)
             except Exception:  # one bad table must not stop the others
                 log.exception("event=core-error table=%s", t.name)
+        if self.collector is not None:  # after the tick's work: nothing waits on it now
+            self.collector.tick(now)
 
     @staticmethod
     def _guard(fn: Callable[[Any], None], item: Any) -> None:

@@ -211,7 +211,14 @@ class Publisher:
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int,
                     reason: ReasonCode, props: Properties) -> None:
         # Called with paho's message lock held: only record, the pump does the rest.
+        # Only an alert's PUBACK matters to the pump: retained state and health are
+        # QoS 1 too, hundreds a second in a full room, and waking the pump (and its
+        # outbox query) for each of them cost more than the alerts did. An alert's
+        # is one in flight, or one whose row is being handed on right now (its
+        # message id may not be recorded yet: the hand lock is held until it is).
         with self._lock:
+            if mid not in self._inflight and not self._hand_lock.locked():
+                return
             self._acks.append((mid, reason.is_failure))
         self._wake.set()
 
