@@ -206,7 +206,7 @@ def main(argv: list[str]) -> int:
     d = Daemon(load_config(argv[1]))
     timings = Timings(d)
     d.start()
-    manage = getattr(d, "manage_gc", None)  # as `tablesense run` does once started
+    manage = getattr(d, "own_process", None)  # as `tablesense run` does once started
     if manage is not None:
         manage()
     else:  # a baseline from before daemon/collector.py

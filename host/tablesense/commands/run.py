@@ -88,10 +88,11 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
 
     def started(d: Daemon) -> None:
-        # Everything made so far (modules, tables, replayed engines) lives as long as
-        # the process, and what survives later is kept out of the cyclic collector's
-        # way too, so that its passes never hold an alert up (daemon/collector.py).
-        d.manage_gc()
+        # The process is the daemon's: what start-up made (modules, tables, replayed
+        # engines) and what survives later are kept out of the cyclic collector's
+        # way, so that its passes never hold an alert up (daemon/collector.py), and
+        # the interpreter lock changes hands sooner (Daemon.own_process).
+        d.own_process()
         if d.dashboard_url is not None:
             # one write, line and newline: print() writes them apart, and a log record
             # from another thread landed between them (the URL then ran into it)

@@ -27,6 +27,7 @@ import json
 import logging
 import math
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -49,6 +50,9 @@ from tablesense.daemon.web import DashboardServer, dashboard_settings
 from tablesense.wire import codec
 
 log = logging.getLogger("tablesense.daemon")
+# How long a thread holds the interpreter lock while another waits for it, in a
+# process of the daemon's own (own_process; CPython's default is 5 ms).
+SWITCH_INTERVAL_S = 0.0002
 # How often the core lets time close incidents (Engine.tick): a "dropped card"
 # alert comes this long at most after its 1 s window ends.
 TICK_S = 0.02
@@ -142,7 +146,8 @@ class Daemon:
         self._started = False
         self._last_tick = 0.0
         self._tick_no = 0
-        self.collector: Collector | None = None  # see manage_gc
+        self.collector: Collector | None = None  # see own_process
+        self._switch_before = sys.getswitchinterval()
 
     def _make_link(self, table: str, seat: str, rc: ReaderConfig,
                    settings: LinkSettings, require_signed: bool = False) -> ReaderLink:
@@ -185,11 +190,20 @@ class Daemon:
                  len(self.tables), len(self.links), self.config.broker.host,
                  self.config.broker.port)
 
-    def manage_gc(self, reclaim_s: float = RECLAIM_S) -> Collector:
-        """The process is this daemon's (``tablesense run``): keep CPython's cyclic
-        collector off the alert path, the core freezing what survived at each tick
-        and letting a full pass run every ``reclaim_s`` (daemon/collector.py).
-        Call once started; :meth:`stop` hands the collector back."""
+    def own_process(self, reclaim_s: float = RECLAIM_S,
+                    switch_s: float = SWITCH_INTERVAL_S) -> Collector:
+        """The process is this daemon's alone (``tablesense run``); call once started.
+
+        * CPython's cyclic collector is kept off the alert path: the core freezes
+          what survived at each tick and a full pass runs every ``reclaim_s``
+          (daemon/collector.py); :meth:`stop` hands the collector back.
+        * The interpreter lock changes hands after ``switch_s`` instead of 5 ms: an
+          alert crosses threads (the core, an fsync worker, paho) and at each
+          crossing waited for the core to give the lock up, up to the interval
+          each time, while it worked through a batch.
+        """
+        self._switch_before = sys.getswitchinterval()
+        sys.setswitchinterval(switch_s)
         collector = Collector(reclaim_s)
         collector.start()
         self.collector = collector
@@ -211,6 +225,7 @@ class Daemon:
         self.outbox.close()
         if self.collector is not None:
             self.collector.stop()
+            sys.setswitchinterval(self._switch_before)
         log.info("event=daemon-stopped")
 
     @property
