@@ -73,8 +73,8 @@ def main() -> int:
     print(f"{total} boards ({per_code} per code, seeds {args.seed}..{args.seed + per_code - 1})"
           f", bound: penalty + director rulings <= 2 x incidents + 3\n")
     print("| code | boards | incidents | storms | storm rate | not ended | lost the trick "
-          "| not repeatable | most alerts |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| unexpected kind | not repeatable | most alerts |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     everything = [v for vs in verdicts.values() for v in vs]
     for code in (*codes, "all"):
         vs = everything if code == "all" else verdicts[code]
@@ -82,12 +82,14 @@ def main() -> int:
         unended = sum(not v.ended for v in vs)
         unrepeatable = sum(judge(v.board).output != v.output for v in vs if v.storm)
         lost = sum(v.drift is not None for v in vs)
+        odd = sum(bool(v.unexpected) for v in vs)
         print(f"| {code} | {len(vs)} | {sum(v.board.incidents for v in vs)} | {storms} | "
-              f"{100 * storms / len(vs):.1f}% | {unended} | {lost} | {unrepeatable} | "
+              f"{100 * storms / len(vs):.1f}% | {unended} | {lost} | {odd} | {unrepeatable} | "
               f"{max(len(v.alerts) for v in vs)} |")
     print("\n(lost the trick: the engine's trick left the table's and did not come back "
-          "before the table finished the next trick; not repeatable: checked on the storms, "
-          "each replayed a second time)")
+          "before the table finished the next trick; unexpected kind: boards with a penalty "
+          "or director ruling of a kind none of their irregularities gives (storm.EXPECTED), "
+          "storm or not; not repeatable: checked on the storms, each replayed a second time)")
     print("\nStorm rate of the boards with each irregularity (alone or with another):\n")
     print("| irregularity | " + " | ".join(codes) + " |")
     print("|---|" + "---|" * len(codes))
@@ -107,6 +109,13 @@ def main() -> int:
         for v in worst:
             print(f"- {code} seed {v.board.seed}: {len(v.alerts)} / {v.bound}; "
                   f"{'; '.join(v.board.injected)}\n    {v.first_false}")
+    print("\nBoards with a ruling of an unexpected kind (first seeds):")
+    for code in codes:
+        odd = [v for v in verdicts[code] if v.unexpected]
+        print(f"- {code}: " + "; ".join(
+            f"{v.board.seed} ({', '.join(sorted({r.kind for r in v.unexpected}))} after "
+            f"{' + '.join(n.split(':')[0] for n in v.board.injected)})"
+            for v in odd[:args.examples * 2]))
     print("\nBoards that lost the trick without a storm (first seeds):")
     for code in codes:
         quiet = [v for v in verdicts[code] if v.drift is not None and not v.storm]

@@ -117,3 +117,19 @@ def test_render_is_what_the_replay_command_prints(tmp_path: Path) -> None:
                              capture_output=True, check=True).stdout
         assert out == render(b.lines())
         assert {s for e in b.events if e["type"] == "observe" for s in [e["seat"]]} <= set(SEATS)
+
+
+def test_a_substitution_after_a_corrected_revoke_is_never_itself_a_revoke() -> None:
+    """Seed 60 (duplicate-2017): N's S5 was his last spade; the generator let him take it
+    back after W's revoke was corrected and play the D9 instead, a revoke it did not
+    name (and the engine rightly ruled). He now keeps the S5 in the trick."""
+    board = irregular_board(60, "duplicate-2017")
+    assert board.injected == ("revoke-corrected: W played D8 on a S lead at trick 4, "
+                              "corrected with 4 cards in the trick",)
+    subs = 0
+    for seed in range(600):
+        b = irregular_board(seed, "duplicate-2017", kinds=["revoke-corrected"])
+        if any("took back" in n for n in b.injected):
+            subs += 1
+            assert not any(r.kind == "revoke" for r in judge(b).alerts), (seed, b.injected)
+    assert subs >= 5

@@ -101,3 +101,41 @@ def test_the_same_under_auction_1929_and_no_false_revoke_after_it() -> None:
     v = judge(irregular_board(1276, "auction-1929"))
     assert v.ended and v.drift is None
     assert v.alerts == (), [(r.kind, r.offender, r.cards) for r in v.alerts]
+
+
+def test_a_card_played_after_a_corrected_revoke_may_be_taken_back_2017() -> None:
+    """Seed 44 (duplicate-2017): S revokes with the CT, all four play, S corrects with the
+    S5, and W takes back his D5 and plays the HA. Law 62C1: "each member of the
+    non-offending side may withdraw any card he played after the revoke". The engine
+    could not explain W's withdrawal and told the director the table was out of step."""
+    board = irregular_board(44, "duplicate-2017")
+    assert any("W took back D5 and played HA" in i for i in board.injected)
+    v = judge(board)
+    assert v.ended and v.drift is None
+    assert [(r.kind, r.offender, r.cards) for r in v.alerts] == [
+        ("major-penalty-card", "S", ("CT",))]
+    assert not v.unexpected
+
+
+def test_a_card_played_after_a_corrected_renounce_may_be_taken_back_old_codes() -> None:
+    """Seed 16 (auction-1913): the same under the old codes' rule ("any player or players
+    who have played after him may withdraw their cards and substitute others"), with
+    the trick complete before the correction: the engine only allowed it in a trick
+    still short of four cards."""
+    board = irregular_board(16, "auction-1913")
+    assert any("E took back HQ and played H2" in i for i in board.injected)
+    v = judge(board)
+    assert v.ended and v.drift is None
+    assert not v.unexpected, [(r.kind, r.offender, r.cards) for r in v.unexpected]
+    assert "out-of-step" not in v.output.decode()
+
+
+def test_the_declarers_latest_suit_call_governs() -> None:
+    """Seed 588 (portland-1904): W leads out of turn twice before the opening lead; the
+    declarer calls diamonds, then clubs. East then leads a club: he complies with the
+    call in force, and is not charged a revoke for the first call (Law 79)."""
+    board = irregular_board(588, "portland-1904")
+    assert len([i for i in board.injected if i.startswith("opening-lead-out-of-turn")]) == 2
+    v = judge(board)
+    assert v.ended
+    assert [r.kind for r in v.alerts] == ["lead-out-of-turn", "lead-out-of-turn"]

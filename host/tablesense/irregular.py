@@ -351,7 +351,11 @@ class _Table(_Sim):
         # the revoke may take his card back and play another
         for i in range(idx + 1, len(self.trick)):
             s, c = self.trick[i]
-            others = [x for x in self.legal(s, led) if x in self.hands[s] and x != c]
+            # his other legal cards once c is back in his hand: c may be his only card of
+            # the suit led, and another card then a revoke
+            held = [*self.holding(s), c]
+            same = [x for x in held if suit(x) == led]
+            others = [x for x in (same or held) if x in self.hands[s] and x != c]
             if side(s) == side(f.seat) or not others or self.owed[s] or self.rng.random() < 0.6:
                 continue
             self.put_back(s, c)

@@ -52,8 +52,16 @@ EXPECTED: Final[dict[str, frozenset[str]]] = {
     "penalty-not-played": frozenset(("major-penalty-card", "minor-penalty-card",
                                      "exposed-card", "penalty-card-not-played",
                                      "call-not-complied")),
-    "declarer-exposed": frozenset(),
+    # the declarer is never penalised for exposing a card; under 1929 he "cannot pick the
+    # cards up, but must play them from the table", and the director hears if he does
+    "declarer-exposed": frozenset(("call-not-complied",)),
 }
+
+
+def expected_kinds(board: IrregularBoard) -> frozenset[str]:
+    """The kinds of alert ``board``'s irregularities may rightly give."""
+    return frozenset().union(*(EXPECTED[n.split(":")[0]] for n in board.injected
+                               if n.split(":")[0] in EXPECTED))
 
 
 State = tuple[int, frozenset[tuple[str, str]], frozenset[tuple[str, str]]]
@@ -94,6 +102,13 @@ class Verdict:
         before = [n for n, i in zip(b.injected, b.at, strict=True)
                   if self.drift is None or i <= self.drift]
         return (before[-1] if before else b.injected[0]).split(":")[0]
+
+    @property
+    def unexpected(self) -> tuple[Ruling, ...]:
+        """Alerts of a kind none of the board's irregularities gives: false, unless the
+        generator made an irregularity it does not name."""
+        kinds = expected_kinds(self.board)
+        return tuple(r for r in self.alerts if r.kind not in kinds)
 
     @property
     def bound(self) -> int:
@@ -196,8 +211,7 @@ def _first_false(board: IrregularBoard, alerts: list[tuple[int, Ruling]],
     one made once the engine's trick drifted from the table's, whichever comes first;
     else the first beyond two per incident. With the event that made it, and the trick
     as the table showed it then."""
-    kinds = frozenset().union(*(EXPECTED[n.split(":")[0]] for n in board.injected
-                                if n.split(":")[0] in EXPECTED))
+    kinds = expected_kinds(board)
     odd = next(((i, r) for i, r in alerts if r.kind not in kinds), None)
     late = next(((i, r) for i, r in alerts if drift is not None and i >= drift), None)
     picks = [p for p in (odd, late) if p is not None]
@@ -237,4 +251,5 @@ def _event_words(board: IrregularBoard, i: int) -> str:
         f"{k}={v}" for k, v in ev.items() if k not in ("v", "t", "type", "hands"))
 
 
-__all__ = ["EXPECTED", "State", "Verdict", "board_ended", "judge", "render", "storm_bound"]
+__all__ = ["EXPECTED", "State", "Verdict", "board_ended", "expected_kinds", "judge", "render",
+           "storm_bound"]

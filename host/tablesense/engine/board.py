@@ -241,7 +241,13 @@ class Board:
             self.quitted = False
         self.hands[seat].discard(card)
         if self.withdrawn and seat in self.withdrawn:
-            trick.insert(self.withdrawn.pop(seat), (seat, card))
+            # back in his place in rotation from the trick's leader (several players may
+            # have taken back their cards, each leaving a place)
+            del self.withdrawn[seat]
+            lead = SEATS.index(self.trick_leader or seat)
+            mine = (SEATS.index(seat) - lead) % 4
+            trick.insert(sum((SEATS.index(s) - lead) % 4 < mine for s, _ in trick),
+                         (seat, card))
         else:
             trick.append((seat, card))
         if len(trick) < 4:

@@ -51,6 +51,9 @@ class Obligations:
     awaiting_option: dict[str, str] = field(default_factory=dict)  # partner seat -> ruling id
     revokes: dict[str, tuple[str, int]] = field(default_factory=dict)  # seat -> (card, trick no)
     designated: dict[str, str] = field(default_factory=dict)  # seat -> designated PC
+    # a revoke corrected in the current trick: (trick number, the seats that may still
+    # take back the card they played after it: 2017 Law 62C1, the old codes' Law 94)
+    after_revoke: tuple[int, set[str]] | None = None
     drawn_for_seats: dict[str, str] = field(default_factory=dict)  # seat -> card shown
     dummy_seen: bool = False  # 2017 L54C: presumed dummy's cards faced before the lead
     redeal_ruled: bool = False  # a redeal was ruled in this setup: one ruling is enough

@@ -14,13 +14,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.cards import SEAT_NAMES, SUIT_NAMES, describe_cards, partner, side
+from tablesense.engine.effects import TakeBack
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft
 
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
     from tablesense.engine.tracker import Position
-    from tablesense.engine.view import TableView
+    from tablesense.engine.view import BoardView, TableView
     from tablesense.events import Call, Claim, Concede, Decide, Declare, Named, Observe
 
 
@@ -39,6 +40,31 @@ def cards_text(cards: tuple[str, ...] | list[str]) -> str:
 
 def suit_name(s: str) -> str:
     return SUIT_NAMES[s]
+
+
+def trick_no(b: BoardView) -> int:
+    """The number of the trick being played (from 0), a complete one not yet quitted
+    included."""
+    return len(b.tricks) - (len(b.trick) == 4)
+
+
+def played_after(b: BoardView, seat: str, card: str) -> list[str]:
+    """The seats that played to the current trick after ``seat``'s ``card``."""
+    seats = [s for s, _ in b.trick]
+    return seats[seats.index(seat) + 1:] if (seat, card) in b.trick else []
+
+
+def took_back_after_revoke(tv: TableView, seat: str, card: str, t: int) -> bool:
+    """``seat`` took back the card he played after a revoke corrected in this trick, as
+    the law lets him (``Obligations.after_revoke``): it leaves the trick, his place kept
+    for the card he plays instead, and it is no exposed card."""
+    b = tv.b
+    after = tv.ob.after_revoke
+    if (after is None or after[0] != trick_no(b) or seat not in after[1] or b.quitted
+            or (seat, card) not in b.trick or not tv.do(TakeBack(seat, card), t)):
+        return False
+    after[1].discard(seat)
+    return True
 
 
 class LawCode:

@@ -76,7 +76,6 @@ class OldState(Obligations):
     declarer_shown: set[str] = field(default_factory=set)
     seen_down: set[str] = field(default_factory=set)  # cards sensed face down this deal
     claimed_by_dealer: bool = False  # the declarer claimed: adversaries' cards shown after
-    fixing: int = -1  # trick number in which a renounce was corrected (others may take back)
     lead_t: int = -10_000
 
 
@@ -155,6 +154,11 @@ class CallableCards(LawCode):
     def add_rule(self, tv: TableView, seats: tuple[str, ...], option: str, s: str | None,
                  rid: str, lead: bool) -> None:
         rules = tv.ob.lead_rules if lead else tv.ob.play_rules
+        if lead and option == "call-suit":
+            # A second lead out of turn answered by a new call before the first was led
+            # to: the declarer's latest call governs those seats' next lead; holding them
+            # to both could make any lead a failure to comply with one of them.
+            rules[:] = [r for r in rules if not (r.option == "call-suit" and r.seat in seats)]
         for seat in seats:
             rules.append(Restriction(seat, option, s, rid))
 

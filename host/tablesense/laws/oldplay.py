@@ -18,7 +18,14 @@ from tablesense.engine.effects import (
 )
 from tablesense.events import Claim, Concede, Observe
 from tablesense.laws.answers import Answers
-from tablesense.laws.base import cards_text, name, suit_name
+from tablesense.laws.base import (
+    cards_text,
+    name,
+    played_after,
+    suit_name,
+    took_back_after_revoke,
+    trick_no,
+)
 from tablesense.laws.calls import Loot, pre_role, state
 
 if TYPE_CHECKING:
@@ -97,8 +104,8 @@ class OldPlay(Answers):
     def quitted(self, tv: TableView, t: int) -> None:
         self.flush_late(tv, t)
         b = tv.b
-        for rseat, (card, trick_no) in list(tv.ob.revokes.items()):
-            if len(b.tricks) > trick_no:
+        for rseat, (card, when) in list(tv.ob.revokes.items()):
+            if len(b.tricks) > when:
                 del tv.ob.revokes[rseat]
                 self.revoke(tv, rseat, card, t)
 
@@ -288,14 +295,16 @@ class OldPlay(Answers):
         if self.correct_late(tv, seat, card):
             return
         rev = tv.ob.revokes.get(seat)
-        if rev is not None and rev[0] == card and tv.do(TakeBack(seat, card), o.t):
-            del tv.ob.revokes[seat]
-            st.fixing = len(b.tricks)
-            self.renounce_corrected(tv, seat, card, o.t)
-            return
-        if st.fixing == len(b.tricks) and (seat, card) in b.trick and not b.trick_complete():
-            # L94: those who played after him may take back their cards.
-            tv.do(TakeBack(seat, card, keep_place=False), o.t)
+        if rev is not None and rev[0] == card:
+            after = played_after(b, seat, card)
+            if tv.do(TakeBack(seat, card), o.t):
+                del tv.ob.revokes[seat]
+                # L94: "any player or players who have played after him may withdraw
+                # their cards and substitute others"
+                tv.ob.after_revoke = (trick_no(b), set(after))
+                self.renounce_corrected(tv, seat, card, o.t)
+                return
+        if took_back_after_revoke(tv, seat, card, o.t):
             return
         if st.loot is not None and st.loot.seat == seat and st.loot.card == card:
             st.loot = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Set
 from typing import TYPE_CHECKING
 
-from tablesense.cards import is_honour, lho, partner, rank_value, suit
+from tablesense.cards import is_honour, lho, partner, rank_value, side, suit
 from tablesense.engine.effects import (
     AcceptLead,
     Answered,
@@ -26,7 +26,15 @@ from tablesense.engine.effects import (
 from tablesense.engine.errors import InvalidEvent
 from tablesense.engine.obligations import Pending, Restriction
 from tablesense.events import Observe
-from tablesense.laws.base import LawCode, cards_text, name, suit_name
+from tablesense.laws.base import (
+    LawCode,
+    cards_text,
+    name,
+    played_after,
+    suit_name,
+    took_back_after_revoke,
+    trick_no,
+)
 
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
@@ -392,9 +400,16 @@ class Play2017(LawCode):
         b = tv.b
         seat, card = o.seat, o.card
         rev = tv.ob.revokes.get(seat)
-        if rev is not None and rev[0] == card and tv.do(TakeBack(seat, card), o.t):
-            del tv.ob.revokes[seat]
-            self.revoke_corrected(tv, seat, card, o.t)
+        if rev is not None and rev[0] == card:
+            after = played_after(b, seat, card)
+            if tv.do(TakeBack(seat, card), o.t):
+                del tv.ob.revokes[seat]
+                # Law 62C1: "each member of the non-offending side may withdraw any card
+                # he played after the revoke but before attention was drawn to it"
+                tv.ob.after_revoke = (trick_no(b), {s for s in after if side(s) != side(seat)})
+                self.revoke_corrected(tv, seat, card, o.t)
+                return
+        if took_back_after_revoke(tv, seat, card, o.t):
             return
         p = next((p for p in tv.ob.pending if p.kind == "together" and p.seat == seat
                   and card in p.cards), None)
