@@ -133,3 +133,12 @@ def test_a_substitution_after_a_corrected_revoke_is_never_itself_a_revoke() -> N
             subs += 1
             assert not any(r.kind == "revoke" for r in judge(b).alerts), (seed, b.injected)
     assert subs >= 5
+
+
+def test_the_fourth_hand_after_an_early_lead_plays_his_penalty_card_when_due() -> None:
+    """Seed 1359 (duplicate-2017): N's CJ is a major penalty card and clubs are led; S
+    leads early to the next trick and N, fourth hand, must still play the CJ (Law 50D1).
+    The generator let him play the C6, a failure to play a penalty card it did not
+    name (and the engine rightly ruled)."""
+    v = judge(irregular_board(1359, "duplicate-2017"))
+    assert [(r.kind, r.cards) for r in v.alerts] == [("major-penalty-card", ("CJ",))]

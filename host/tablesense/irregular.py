@@ -541,7 +541,8 @@ class _Table(_Sim):
         card = self.choose(early, None)
         self.play(early, card)
         self.waiting[early] = card
-        last = self.rng.choice(low)
+        due = [c for c in self.owed[seat] if c in low]  # a penalty card he must play
+        last = due[0] if due else self.rng.choice(low)
         self.play(seat, last)
         self.trick.append((seat, last))
         self.note(p.kind, f"{early} led {card} to trick {trick_no + 2} before {seat} played "
