@@ -48,6 +48,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tablesense.engine import Engine, Ruling
+from tablesense.engine.tracker import Position
 from tablesense.events import Event, Observe
 from tablesense.journal import parse_lines
 from tablesense.laws import CODES
@@ -107,9 +108,9 @@ def fast_path_share(events: list[Event]) -> float:
     taken = 0
     unchanged = Engine._unchanged
 
-    def counting(self: Engine, o: Observe) -> bool:
+    def counting(self: Engine, o: Observe, prev: Position) -> bool:
         nonlocal taken
-        done = unchanged(self, o)
+        done = unchanged(self, o, prev)
         taken += done
         return done
 

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tablesense.engine import Engine
+from tablesense.engine.tracker import Position
 from tablesense.engine.view import TableView
 from tablesense.events import Observe
 from tablesense.irregular import CODES, irregular_board
@@ -137,9 +138,10 @@ def test_replays_are_the_same_bytes_with_and_without_the_fast_path(
     unchanged = Engine._unchanged
     plain: list[bool] = []
     plain_play = Duplicate2017.plain_play
+    straight: dict[str, list[bool]] = {"_arrives": [], "_quits": []}
 
-    def counting(self: Engine, o: Observe) -> bool:
-        done = unchanged(self, o)
+    def counting(self: Engine, o: Observe, prev: Position) -> bool:
+        done = unchanged(self, o, prev)
         if done:
             taken.append(o)
         return done
@@ -149,8 +151,19 @@ def test_replays_are_the_same_bytes_with_and_without_the_fast_path(
         plain.append(yes)
         return yes
 
+    def tallied(name: str) -> Callable[[Engine, Observe, Position], bool]:
+        path = getattr(Engine, name)
+
+        def tally(self: Engine, o: Observe, prev: Position) -> bool:
+            done: bool = path(self, o, prev)
+            straight[name].append(done)
+            return done
+        return tally
+
     monkeypatch.setattr(Engine, "_unchanged", counting)
     monkeypatch.setattr(Duplicate2017, "plain_play", asked)
+    for name in straight:
+        monkeypatch.setattr(Engine, name, tallied(name))
     corpus = list(journals())
     fast = [replayed(lines, code) for _, lines, code in corpus]
     monkeypatch.setattr(Engine, "fast_path", False)
@@ -167,3 +180,8 @@ def test_replays_are_the_same_bytes_with_and_without_the_fast_path(
     # with an obligation pending
     assert plain.count(True) > 1000 and plain.count(False) > 50, (
         plain.count(True), plain.count(False))
+    # cards played and tricks quitted on the straight paths, and offered to them and
+    # left to the general path (something open)
+    for name, done in straight.items():
+        assert done.count(True) > 500 and done.count(False) > 50, (
+            name, done.count(True), done.count(False))

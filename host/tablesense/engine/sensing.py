@@ -73,7 +73,8 @@ class SensingFilter:
         self.conflicts: dict[str, str] = {}  # card -> the other seat that claims it
         self._first: dict[str, Observe] = {}  # card -> first reading at the second seat
         self._low: dict[str, Observe] = {}  # card -> an uncorroborated low-confidence reading
-        self._trick_t = -1 << 62  # when a card last arrived in a trick zone
+        # when a card last arrived in a trick zone (the engine's fast path sets it too)
+        self.last_trick_t = -1 << 62
         self._on_turn: set[str] = set()  # cards sensed face up on the table at their turn
 
     def reset(self) -> None:
@@ -81,7 +82,7 @@ class SensingFilter:
         self.conflicts.clear()
         self._first.clear()
         self._low.clear()
-        self._trick_t = -1 << 62
+        self.last_trick_t = -1 << 62
         self._on_turn.clear()
 
     # -- readings ------------------------------------------------------------------
@@ -206,12 +207,12 @@ class SensingFilter:
         for g in self.incidents.groups:
             if g.kind == "table" and any(
                     x.card == o.card and o.t - x.t <= self.tuning.transit_ms
-                    and (x.t >= self._trick_t or x.card in self._on_turn) for x in g.items):
+                    and (x.t >= self.last_trick_t or x.card in self._on_turn) for x in g.items):
                 transit = True
         if transit:
             self.incidents.drop("table", o.card)
             self.noise[o.seat]["transit"] += 1
-        self._trick_t = o.t
+        self.last_trick_t = o.t
         return transit
 
     def on_table(self, o: Observe, at_turn: bool) -> None:

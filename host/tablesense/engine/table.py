@@ -32,7 +32,7 @@ from tablesense.engine.effects import (
 )
 from tablesense.engine.errors import EngineError, InvalidEvent
 from tablesense.engine.fusion import CardFusion, Reading
-from tablesense.engine.incidents import Group, Incidents
+from tablesense.engine.incidents import TOGETHER_MS, Group, Incidents
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.sensing import SensingFilter, Tuning
@@ -79,7 +79,9 @@ def combined(values: list[str]) -> str:
 class Engine:
     """One table's board state, card positions, obligations and rulings."""
 
-    fast_path: ClassVar[bool] = True  # _unchanged, _on_observe's one test; off to prove them exact
+    # the fast paths (_unchanged, _arrives, _quits, _on_observe's one test, one group closed
+    # in _advance and _close_trick); off only to prove that they change nothing
+    fast_path: ClassVar[bool] = True
     plain_plays: ClassVar[bool] = True  # _arrival; off only to prove that it changes nothing
 
     def __init__(self, table: str | None = None, code: str | None = None,
@@ -148,7 +150,7 @@ class Engine:
         if b is None:
             if not isinstance(event, BoardStart):
                 raise InvalidEvent("idle", kind, "no board has started")
-        elif kind not in ALLOWED[b.phase]:
+        elif kind != "observe" and kind not in ALLOWED[b.phase]:  # (observe: any phase)
             b.check(kind)
         if t < self.now:
             raise InvalidEvent(b.phase if b else "idle", kind,
@@ -157,7 +159,8 @@ class Engine:
         if self.incidents.groups or self.sensing.conflicts or self.fusion.open or self._leaving:
             self._advance(t)
         if kind == "observe":
-            self._on_observe(event)  # type: ignore[arg-type]
+            if self._on_observe(event):  # type: ignore[arg-type]
+                return self._take() if self._out else []  # (no sweep: nothing for it)
         else:
             self._close_all()
             handler = self._handlers.get(kind)
@@ -197,6 +200,18 @@ class Engine:
         while (self.incidents.groups or self.sensing.conflicts or self.fusion.open
                or self._leaving):
             groups = self.incidents.groups
+            if len(groups) == 1 and self.fast_path and not (
+                    self.sensing.conflicts or self.fusion.open or self._leaving):
+                # one group open, nothing else (a card played, waiting 300 ms for another)
+                one = groups[0]
+                if now - one.first_t <= one.window:  # (not one.expired(now))
+                    return
+                groups.clear()
+                if one.kind == "trick":
+                    self._close_trick(one)
+                else:
+                    self._close_table(one)
+                continue
             # the group that began first (the first of equals), or what began before it:
             # a conflict between seats (1), between a tag and a camera (2), a card gone
             # from a trick zone (3)
@@ -549,17 +564,16 @@ class Engine:
         raise InvalidEvent(phase, "decide", f"no open alert offers option {e.option}")
 
     # -- observations --------------------------------------------------------------
-    def _unchanged(self, o: Observe) -> bool:
+    def _unchanged(self, o: Observe, prev: Position) -> bool:
         """The fast path, decided in O(1) before the filter, incidents and laws: is ``o``
         a card re-reported where the tracker has it (seat, zone, face, level, sight),
         or a played card turned face down in front of its player once its trick is
         quitted? Neither changes anything a law looks at but the card's position and
-        time: those are recorded (with the law's ``observed``) and True. It must stay
-        exact: tests/test_fast_path.py replays journals with and without it."""
-        prev = self.tracker.pos.get(o.card)
-        b = self.board
-        if prev is None or prev.seat != o.seat or b is None or b.phase == "setup":
-            return False
+        time: those are recorded (with the law's ``observed``) and True. ``prev``: where
+        the tracker has the card, at ``o``'s seat, out of the setup (``_on_observe``).
+        It must stay exact: tests/test_fast_path.py replays journals with and without
+        it."""
+        b = self.b
         zone = o.zone
         if prev.zone == zone:
             # re-reported; face unknown on the table may join an incident (_to_table)
@@ -580,6 +594,52 @@ class Engine:
         self.law.observed(self.view, o, prev)
         return True
 
+    def _arrives(self, o: Observe, prev: Position) -> bool:
+        """The fast path for a card played: ``o`` brings a card of ``prev``'s seat (from
+        his hand or his table) to his trick zone, and nothing is open: no incident group,
+        no unplayed card lying in a trick zone, no card gone from one, no trick being
+        quitted, no conflict, a confident reading. The general path then does exactly
+        this: the filter admits it, the tracker records it, the law's ``observed`` sees
+        it, and the card opens a trick group of its own, with nothing on the table it
+        could have crossed (``_to_trick``); the sweep finds only that card, still being
+        grouped. What the card is (a play, a lead out of turn, one of two played
+        together) is for the group's close, as on the general path. It must stay exact:
+        tests/test_fast_path.py replays journals with and without it."""
+        card = o.card
+        if (prev.zone == "gone" or self.incidents.groups or self._in_trick_zone
+                or self._leaving or self._quitting is not None or card in self.played
+                or self.b.phase == "end" or not self.sensing.quiet(o)):
+            return False
+        self.tracker.pos[card] = Position(o.seat, "trick", o.face, o.level, o.seen_by, o.t)
+        self._in_trick_zone.add(card)
+        self.law.observed(self.view, o, prev)
+        self.sensing.last_trick_t = o.t
+        self.incidents.groups.append(Group("trick", None, o.t, TOGETHER_MS, [o]))
+        return True
+
+    def _quits(self, o: Observe, prev: Position) -> bool:
+        """The fast path for a trick's quit: ``o`` turns a card of the complete trick face
+        down on the table in front of its player, from his trick zone (the first card
+        turned), with no incident group open, no trick being quitted already (an RFID
+        tag's turn) and no conflict. The general path then records it (a card of the
+        trick is played, and one in the tracker's trick zone is gone from nowhere), the
+        law's ``observed`` sees it, and ``_from_trick`` finds nothing to close,
+        reconcile or take back: the trick is quitted (``_quit``), and with the last one
+        the play ends (it is the same in the play and in a claim). It must stay exact:
+        tests/test_fast_path.py replays journals with and without it."""
+        b = self.b
+        card = o.card
+        if (o.zone != "table" or o.face != "down" or len(b.trick) != 4
+                or self.incidents.groups or self._quitting is not None
+                or all(c != card for _, c in b.trick) or not self.sensing.quiet(o)):
+            return False
+        self.tracker.pos[card] = Position(o.seat, "table", "down", o.level, o.seen_by, o.t)
+        if self._in_trick_zone:
+            self._index_trick_zone(o)  # (a card counted by a resync, _force, is still in it)
+        self.law.observed(self.view, o, prev)
+        self._quit(o)
+        return True
+
     def _index_trick_zone(self, o: Observe) -> None:
         """Keep ``_in_trick_zone`` (unplayed cards lying in trick zones) up with ``o``."""
         if o.zone != "trick":
@@ -589,35 +649,43 @@ class Engine:
         elif o.card not in self.played:
             self._in_trick_zone.add(o.card)
 
-    def _on_observe(self, o: Observe) -> None:
+    def _on_observe(self, o: Observe) -> bool:
+        """Take ``o`` in. True: a straight path took it, and the sweep has nothing to do."""
         if o.source is not None:  # the reader's kind is known: fuse RFID and camera
             fused = self._fused(o)
             if fused is None:
-                return
+                return False
             o = fused
-        if self.fast_path and self._unchanged(o):
-            return
         b = self.b
-        sf = self.sensing
         was = self.tracker.pos.get(o.card)
+        if self.fast_path and was is not None and was.seat == o.seat and b.phase != "setup":
+            # the fast paths, each for a card moving at the seat that holds it
+            if o.zone == "trick" and was.zone != "trick":
+                if self._arrives(o, was):
+                    return True
+            elif self._unchanged(o, was):
+                return False
+            elif was.zone == "trick" and self._quits(o, was):
+                return False  # (a card lying in a trick zone may be swept now)
+        sf = self.sensing
         if (self.fast_path and was is not None and was.seat == o.seat and was.zone != "gone"
                 and o.zone != "gone" and sf.quiet(o)):
             pass  # moved at its own seat (a card played): the filter's checks in one
             # (admitted, lost nowhere else, no conflict, none due, no dropout)
         elif not sf.admit(o) or sf.lost_elsewhere(o, was):
-            return
+            return False
         else:
             conflicting = sf.conflicting(o, was, self._owner(o.card))
             for first in sf.due_conflicts(o.t):
                 self.law.sensor_conflict(self.view, first)
             if conflicting:
-                return
+                return False
             if sf.dropout(o, was):
                 if self._leaving:
                     self._leaving.pop(o.card, None)  # it never left the trick zone
                 if o.zone == "trick" and o.card not in self.played:
                     self._in_trick_zone.add(o.card)
-                return
+                return False
         if self._leaving and o.zone == "trick":
             self._withdrawn_by(o)
         prev = self.tracker.update(o)
@@ -631,27 +699,28 @@ class Engine:
                     and b.phase in ("lead", "play")
                     and (o.card not in self.played or (o.seat, o.card) in b.trick)):
                 self._leaving[o.card] = o  # withdrawn, unless it is back within dropout_ms
-            return
+            return False
         if b.phase == "end":
-            return
+            return False
         if b.phase == "setup":
             if o.face == "up":
                 self.law.setup_exposure(self.view, o)
             elif o.zone == "hand" and self._deal_complete():
                 self._on_dealt(Dealt(o.t))  # the contract: inferred when each reader holds 13
-            return
+            return False
         if o.zone == "trick":
             self._to_trick(o, prev)
-            return
+            return False
         if prev is not None and prev.zone == "trick":
             if not sf.flicker(o, prev, o.card in self.played):
                 self._from_trick(o)
-                return
+                return False
             prev = None  # the card never really reached the trick: a fresh movement
         if o.face != "down" and o.zone in ("table", "floor"):
             self._to_table(o, prev)
         elif o.face == "up" and o.zone in ("hand", "detached"):
             self._held(o, prev)
+        return False
 
     def _fused(self, o: Observe) -> Observe | None:
         """``o`` as both kinds of reader together place the card (engine/fusion.py), or
@@ -1066,9 +1135,21 @@ class Engine:
 
     def _close_trick(self, g: Group) -> None:
         b = self.b
+        items = g.items
+        if (len(items) == 1 and self.fast_path and not self._free_lead
+                and (self._short[0] != b.number or self._short[1] != len(b.tricks))):
+            # one card (nearly every play): no order to find, no lead to free, no short
+            # trick to set aside; counted if it stayed (sensing.settled, its common case
+            # written out)
+            o = items[0]
+            pos = self.tracker.pos.get(o.card)
+            if pos is None or (pos.seat == o.seat and pos.zone == "trick"
+                               and pos.face == o.face) or self.sensing.settled(o, TRICK):
+                self._arrival(o.seat, o)
+            return
         by_seat: dict[str, list[Observe]] = {}
         for o in g.items:
-            if not self.sensing.settled(o, ("trick",)):
+            if not self.sensing.settled(o, TRICK):
                 continue
             by_seat.setdefault(o.seat, []).append(o)
         order = list(by_seat)
@@ -1100,6 +1181,9 @@ class Engine:
     def _take(self) -> list[Ruling]:
         out, self._out = self._out, []
         return out
+
+
+TRICK = ("trick",)
 
 
 def _at(o: Observe) -> int:
