@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from tablesense.cards import partner
 from tablesense.engine import Engine
 from tablesense.engine.tracker import Position
 from tablesense.engine.view import TableView
@@ -73,9 +74,10 @@ def rereported(lines: list[str], seed: int, rfid: bool) -> list[str]:
     return [json.dumps(e, separators=(",", ":")) for e in out]
 
 
-def dropped_before_quits(lines: list[str], seed: int) -> list[str]:
-    """The journal with a card of the hand dropped face up 420 ms before about every
-    other trick is turned: its incident outlives the first card turned, not the last."""
+def dropped_before_quits(lines: list[str], seed: int, before: int = 420) -> list[str]:
+    """The journal with a card of the hand dropped face up ``before`` ms before about
+    every other trick is turned: at 420 ms its incident outlives the first card turned,
+    not the last; at 700 ms the first card turned closes it (the transit window)."""
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
     hands: dict[str, list[str]] = {}
@@ -88,13 +90,116 @@ def dropped_before_quits(lines: list[str], seed: int) -> list[str]:
         if turned and first and rng.random() < 0.5:
             seat = rng.choice("NESW")
             left = [c for c in hands.get(seat, ()) if c not in played]
-            if left and out[-1]["t"] < ev["t"] - 420:
-                out.append({"v": 1, "t": ev["t"] - 420, "type": "observe", "seat": seat,
+            if left and out[-1]["t"] < ev["t"] - before:
+                out.append({"v": 1, "t": ev["t"] - before, "type": "observe", "seat": seat,
                             "card": left[-1], "zone": "table", "face": "up", "level": "at"})
         if ev["type"] == "observe" and ev["zone"] == "trick":
             played.add(ev["card"])
         out.append(ev)
     return [json.dumps(e, separators=(",", ":")) for e in out]
+
+
+def _obs(t: int, seat: str, card: str, zone: str, face: str, **more: Any) -> dict[str, Any]:
+    return {"v": 1, "t": t, "type": "observe", "seat": seat, "card": card, "zone": zone,
+            "face": face, "level": "at", **more}
+
+
+def perturbed(lines: list[str], seed: int, kind: str) -> list[str]:
+    """The journal with one kind of trouble added where a fast path would meet it,
+    at about every third card played (or trick turned):
+
+    - ``crosstalk``: 100 ms before the card is played, his partner's reader senses it
+      in his own hand (a conflict, never ended);
+    - ``camera``: every reading an RFID tag's (faces unknown on the table), and 100 ms
+      before the card is played a camera sees it in his partner's hand (readers
+      disagree);
+    - ``lifted``: 100 ms before the card is played, the card played before it is
+      gone from its trick zone (lifted out of the RFID antenna's range);
+    - ``substituted``: 400 ms after his card is played he takes it back (``gone``)
+      and 300 ms later puts another card of his in its place;
+    - ``swapped``: 400 ms after his card is played he puts another card of his beside
+      it, takes the first back 150 ms later, and the second is sensed again (a reader
+      re-reporting what it senses);
+    - ``faint``: the card played, or turned face down, is read twice at a confidence
+      below the filter's threshold (the second corroborates the first);
+    - ``slow``: a player turns his card face down only after the next trick is
+      complete;
+    - ``auction``: while the auction is on, a player's card is put in his trick zone,
+      lost for 300 ms and sensed there again (a dropout in the trick zone);
+    - ``rfid east``: East's reader is an RFID reader (faces unknown on the table).
+    """
+    rng = random.Random(seed)
+    events = [json.loads(line) for line in lines]
+    hands: dict[str, list[str]] = {}
+    out: list[dict[str, Any]] = []
+    last_play: dict[str, Any] | None = None
+    delayed: list[tuple[int, dict[str, Any]]] = []  # (plays to wait for, turned card)
+    auction_done = False
+    for i, ev in enumerate(events):
+        nxt = events[i + 1]["t"] if i + 1 < len(events) else ev["t"] + 5000
+        prev_t = out[-1]["t"] if out else 0
+        if ev["type"] == "dealt" and ev.get("hands"):
+            hands = {s: list(c) for s, c in ev["hands"].items()}
+            auction_done = False
+        if ev["type"] == "board":
+            delayed = []
+        is_obs = ev["type"] == "observe"
+        play = is_obs and ev["zone"] == "trick" and ev.get("face") == "up"
+        turned = is_obs and ev["zone"] == "table" and ev.get("face") == "down"
+        pick = rng.random() < 0.35
+        if kind == "rfid east" and is_obs and ev["seat"] == "E" and ev["zone"] in (
+                "table", "floor"):
+            ev = {**ev, "face": "unknown"}
+        elif kind == "camera" and is_obs:
+            if ev["zone"] in ("table", "floor"):
+                ev = {**ev, "face": "unknown"}
+            ev = {**ev, "source": "rfid"}
+            if play and pick and ev["t"] - 100 > prev_t:
+                out.append(_obs(ev["t"] - 100, partner(ev["seat"]), ev["card"], "hand", "up",
+                                conf=0.9, source="camera"))
+        elif kind == "crosstalk" and play and pick and ev["t"] - 100 > prev_t:
+            out.append(_obs(ev["t"] - 100, partner(ev["seat"]), ev["card"], "hand", "down"))
+        elif (kind == "lifted" and play and pick and last_play is not None
+              and ev["t"] - 100 > prev_t):
+            out.append({**last_play, "t": ev["t"] - 100, "zone": "gone", "face": "unknown"})
+        elif kind == "faint" and (play or turned) and pick and nxt > ev["t"] + 10:
+            out.append({**ev, "conf": 0.5})
+            ev = {**ev, "t": ev["t"] + 10, "conf": 0.55}
+        elif kind == "auction" and ev["type"] == "call" and not auction_done and nxt > ev[
+                "t"] + 900 and hands:
+            auction_done = True
+            seat = ev["seat"]
+            card = hands[seat][-1]
+            out.append(ev)
+            out += [_obs(ev["t"] + 100, seat, card, "trick", "up"),
+                    _obs(ev["t"] + 500, seat, card, "gone", "unknown"),
+                    _obs(ev["t"] + 800, seat, card, "trick", "up")]
+            continue
+        elif kind == "slow" and turned and out and out[-1].get("face") == "down" and pick:
+            delayed.append((4, ev))
+            continue
+        out.append(ev)
+        if play:
+            for n, (wait, card_ev) in enumerate(delayed):
+                delayed[n] = (wait - 1, card_ev)
+            while delayed and delayed[0][0] <= 0 and nxt > ev["t"] + 50:
+                out.append({**delayed.pop(0)[1], "t": ev["t"] + 50})
+            seat = ev["seat"]
+            if ev["card"] in hands.get(seat, ()):
+                hands[seat].remove(ev["card"])
+            if kind == "substituted" and pick and nxt > ev["t"] + 800 and hands.get(seat):
+                out += [{**ev, "t": ev["t"] + 400, "zone": "gone", "face": "unknown"},
+                        {**ev, "t": ev["t"] + 700, "card": hands[seat].pop()}]
+            if kind == "swapped" and pick and nxt > ev["t"] + 800 and hands.get(seat):
+                other = {**ev, "t": ev["t"] + 400, "card": hands[seat].pop()}
+                out += [other, {**ev, "t": ev["t"] + 550, "zone": "gone", "face": "unknown"},
+                        {**other, "t": ev["t"] + 700}]
+            last_play = ev
+    return [json.dumps(e, separators=(",", ":")) for e in out]
+
+
+PERTURBATIONS = ("crosstalk", "camera", "lifted", "substituted", "swapped", "faint", "slow",
+                 "auction", "rfid east")
 
 
 def journals() -> Iterator[tuple[str, list[str | bytes], str | None]]:
@@ -113,7 +218,26 @@ def journals() -> Iterator[tuple[str, list[str | bytes], str | None]]:
     for profile in (None, "club", "hostile"):
         yield f"robots {profile}", list(robot_lines(30, 18, profile)), None
     clean = list(robot_lines(30, 18, None))
-    yield "robots, cards dropped", list(dropped_before_quits(clean, 18)), None
+    for before in (420, 700):  # (700: the dropped card's incident closes at the quit)
+        yield (f"robots, cards dropped {before} ms before the quit",
+               list(dropped_before_quits(clean, 18, before)), None)
+    for kind in PERTURBATIONS:
+        yield f"robots, {kind}", list(perturbed(clean, 18, kind)), None
+        for code in CODES:
+            for seed in range(6):
+                lines = irregular_board(seed, code).lines()
+                yield f"{code} seed {seed}, {kind}", list(perturbed(lines, seed, kind)), None
+    # a card put in a trick zone once the board is over (passed out)
+    deal = next(line for line in clean if '"dealt"' in line)
+    dealt = json.loads(deal)
+    north = dealt["hands"]["N"][0]
+    yield "passed out, a card in the trick zone", [
+        clean[0], deal, *(json.dumps({"v": 1, "t": dealt["t"] + 1000 * n, "type": "call",
+                                      "seat": seat, "call": "P"})
+                          for n, seat in enumerate(("NESW" * 2)[
+                              "NESW".index(dealt.get("dealer") or "N"):][:4], 1)),
+        json.dumps(_obs(dealt["t"] + 5000, "N", north, "trick", "up")),
+        json.dumps(_obs(dealt["t"] + 7000, "N", north, "hand", "down"))], None
 
 
 def replayed(lines: list[str | bytes], code: str | None) -> tuple[bytes, str]:

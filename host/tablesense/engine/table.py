@@ -587,8 +587,11 @@ class Engine:
                   and (not b.trick or all(c != o.card for _, c in b.trick))
                   and not (b.phase == "play" and b.all_played())):
             return False  # (_from_trick: no trick to quit, nothing to reconcile or end)
-        if o.card in self._leaving or not self.sensing.quiet(o):
-            return False  # (a card gone from a trick zone is never where the tracker has it)
+        if (self._leaving and zone == "trick") or not self.sensing.quiet(o):
+            # a card sensed in a trick zone withdraws one its player took from his
+            # (_withdrawn_by); the card itself is never gone (_leaving) where the tracker
+            # has it in a trick zone or on the table
+            return False
         self.tracker.update(o)
         self._index_trick_zone(o)
         self.law.observed(self.view, o, prev)
