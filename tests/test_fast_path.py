@@ -33,7 +33,7 @@ from tablesense.events import Observe
 from tablesense.irregular import CODES, irregular_board
 from tablesense.laws.duplicate2017 import Duplicate2017
 from tablesense.noise import NoiseModel, load_profile
-from tablesense.replay import replay_steps
+from tablesense.replay import Step, replay_lines, replay_steps
 from tablesense.robots import MISHAPS, Board
 
 HERE = Path(__file__).parent
@@ -309,3 +309,26 @@ def test_replays_are_the_same_bytes_with_and_without_the_fast_path(
     for name, done in straight.items():
         assert done.count(True) > 500 and done.count(False) > 50, (
             name, done.count(True), done.count(False))
+
+
+def test_replay_lines_is_replay_steps_written_out() -> None:
+    """``replay_lines`` repeats ``replay_steps``'s loop without the steps (for speed):
+    the same rulings and error lines, in the same order, on every journal here."""
+    def flat(steps: Iterator[Step]) -> Iterator[str]:
+        for step in steps:
+            if step.error is not None:
+                yield step.error
+            yield from (json.dumps(r.to_json()) for r in step.rulings)
+
+    for name, lines, code in list(journals())[::3]:  # (a third of them: enough)
+        want = list(flat(replay_steps(lines, code)))
+        got = [x if isinstance(x, str) else json.dumps(x.to_json())
+               for x in replay_lines(lines, code)]
+        assert got == want, name
+    # and lines that are not valid, each at its place
+    broken = [b'{"v":1,"t":5,"type":"call","seat":"N","call":"P"}', b"not json",
+              b'{"v":1,"t":0,"type":"board","table":"1","board":1,"dealer":"N"}',
+              b'{"v":1,"t":9,"type":"call","seat":"Q","call":"P"}']
+    out = list(replay_lines(broken))
+    assert out == list(flat(replay_steps(broken)))
+    assert [str(x)[:7] for x in out] == ["line 1:", "line 2:", "line 3:", "line 4:"]

@@ -14,6 +14,7 @@ from tablesense.cards import SEATS, is_bid, lho, partner, rho, side, suit, trick
 from tablesense.engine.errors import InvalidEvent
 
 _LHO: Final = {s: lho(s) for s in SEATS}
+_SIDE: Final = {s: side(s) for s in SEATS}
 PHASES: Final = ("setup", "auction", "lead", "play", "claim", "end")
 _ANY_TIME = frozenset(("board", "observe", "decide", "resolve", "named"))
 ALLOWED: Final[dict[str, frozenset[str]]] = {
@@ -253,9 +254,10 @@ class Board:
         if len(trick) < 4:
             self.turn = _LHO[trick[-1][0]]
             return None
-        winner = trick_winner(self.trick, self.trumps)
-        self.tricks.append((tuple(self.trick), winner))
-        self.won[side(winner)] += 1
+        strain = self.strain
+        winner = trick_winner(trick, None if strain == "N" else strain)  # (self.trumps)
+        self.tricks.append((tuple(trick), winner))
+        self.won[_SIDE[winner]] += 1
         self.turn = winner
         return winner
 

@@ -211,6 +211,8 @@ class Engine:
                     self._close_trick(one)
                 else:
                     self._close_table(one)
+                if not (groups or self.sensing.conflicts or self.fusion.open or self._leaving):
+                    return
                 continue
             # the group that began first (the first of equals), or what began before it:
             # a conflict between seats (1), between a tag and a camera (2), a card gone
@@ -573,7 +575,6 @@ class Engine:
         the tracker has the card, at ``o``'s seat, out of the setup (``_on_observe``).
         It must stay exact: tests/test_fast_path.py replays journals with and without
         it."""
-        b = self.b
         zone = o.zone
         if prev.zone == zone:
             # re-reported; face unknown on the table may join an incident (_to_table)
@@ -581,19 +582,24 @@ class Engine:
                     or prev.seen_by != o.seen_by
                     or (o.face == "unknown" and zone in ("table", "floor"))):
                 return False
-        elif not (prev.zone == "trick" and zone == "table" and o.face == "down"
-                  and o.card in self.played and not self.incidents.groups
-                  and not b.trick_complete()
-                  and (not b.trick or all(c != o.card for _, c in b.trick))
-                  and not (b.phase == "play" and b.all_played())):
-            return False  # (_from_trick: no trick to quit, nothing to reconcile or end)
+        else:
+            b = self.b
+            trick = b.trick
+            if not (prev.zone == "trick" and zone == "table" and o.face == "down"
+                    and o.card in self.played and not self.incidents.groups
+                    and len(trick) != 4  # (not b.trick_complete())
+                    and (not trick or all(c != o.card for _, c in trick))
+                    and not (b.phase == "play" and len(b.tricks) == 13)):  # (all_played)
+                return False  # (_from_trick: no trick to quit, nothing to reconcile or end)
         if (self._leaving and zone == "trick") or not self.sensing.quiet(o):
             # a card sensed in a trick zone withdraws one its player took from his
             # (_withdrawn_by); the card itself is never gone (_leaving) where the tracker
             # has it in a trick zone or on the table
             return False
-        self.tracker.update(o)
-        self._index_trick_zone(o)
+        # (tracker.update: never `gone` here)
+        self.tracker.pos[o.card] = Position(o.seat, zone, o.face, o.level, o.seen_by, o.t)
+        if zone == "trick" or self._in_trick_zone:
+            self._index_trick_zone(o)
         self.law.observed(self.view, o, prev)
         return True
 
@@ -632,9 +638,11 @@ class Engine:
         tests/test_fast_path.py replays journals with and without it."""
         b = self.b
         card = o.card
-        if (o.zone != "table" or o.face != "down" or len(b.trick) != 4
+        trick = b.trick
+        if (o.zone != "table" or o.face != "down" or len(trick) != 4
                 or self.incidents.groups or self._quitting is not None
-                or all(c != card for _, c in b.trick) or not self.sensing.quiet(o)):
+                or card not in (trick[0][1], trick[1][1], trick[2][1], trick[3][1])
+                or not self.sensing.quiet(o)):
             return False
         self.tracker.pos[card] = Position(o.seat, "table", "down", o.level, o.seen_by, o.t)
         if self._in_trick_zone:
@@ -820,10 +828,10 @@ class Engine:
             if o is None or not any(o.card == c for _, c in self.b.trick):
                 return
         b = self.b
-        if b.trick_complete():
+        if len(b.trick) == 4:  # (b.trick_complete())
             b.quit_trick()
             self.law.quitted(self.view, o.t)
-        if b.all_played() and b.phase == "play":
+        if len(b.tricks) == 13 and b.phase == "play":  # (b.all_played())
             self.law.end_of_play(self.view, o.t)
             b.move("last-trick")
 
