@@ -54,6 +54,9 @@ class Obligations:
     # a revoke corrected in the current trick: (trick number, the seats that may still
     # take back the card they played after it: 2017 Law 62C1, the old codes' Law 94)
     after_revoke: tuple[int, set[str]] | None = None
+    # a lead out of turn being accepted: (its card, when it was led); penalty cards that
+    # arose after that time were not due when it was led
+    accepting: tuple[str, int] | None = None
     drawn_for_seats: dict[str, str] = field(default_factory=dict)  # seat -> card shown
     dummy_seen: bool = False  # 2017 L54C: presumed dummy's cards faced before the lead
     redeal_ruled: bool = False  # a redeal was ruled in this setup: one ruling is enough

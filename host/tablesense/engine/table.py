@@ -338,8 +338,12 @@ class Engine:
                 if not b.take_back(seat, card, keep_place):
                     return False
                 self.played.discard(card)
-                self._taken_back.add(card)  # until the table shows it out of the trick zone
-                self._in_trick_zone.add(card)
+                pos = self.tracker.pos.get(card)
+                if pos is not None and pos.zone == "trick":
+                    # until the table shows it out of the trick zone (a card the table
+                    # already shows out of it, taken back by the hand, is neither)
+                    self._taken_back.add(card)
+                    self._in_trick_zone.add(card)
             case SwapDeclarer():
                 b.swap_declarer()
             case OpeningLeadFaced():
@@ -979,7 +983,17 @@ class Engine:
         pos = self.tracker.pos
         return [c for c in sorted(lying)
                 if pos[c].seat == seat and pos[c].face != "down" and c in b.hands[seat]
-                and c not in grouped and c not in self._taken_back]
+                and c not in grouped and c not in self._taken_back
+                and not (b.trick_complete() and self._ruled_since(c, pos[c].t))]
+
+    def _ruled_since(self, card: str, t: int) -> bool:
+        """Has a ruling covered ``card`` since ``t``, when it came to lie where it lies?
+        (One of cards played together to the trick just completed, not designated: an
+        exposed card the law has explained, not the lead of the next trick until it is
+        put there again.)"""
+        rid = self.exposed.get(card)
+        r = self.ruling(rid) if rid else None
+        return r is not None and r.t >= t
 
     def _sweep(self, t: int) -> None:
         """A card lying in a player's trick zone when his turn comes is his play, unless

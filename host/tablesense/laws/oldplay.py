@@ -182,11 +182,21 @@ class OldPlay(Answers):
                     "trick is complete and the error cannot be rectified.",
                     severity="info", offender=loot.seat, cards=(loot.card,),
                     supersedes=(loot.ruling,)), t)
+            if not tv.b.tricks:
+                self.opening_lead_made(tv)
             self.lead_faced(tv)
             tv.do(AcceptLead(loot.seat, loot.card), t)
             for fs, fc in loot.followers:
                 tv.do(Play(fs, fc), t)
         return True
+
+    def opening_lead_made(self, tv: TableView) -> None:
+        """A false opening lead stood: what the declarer required of the initial leader's
+        lead (answering an earlier lead out of turn, 1929 (6)) has no lead left to apply
+        to."""
+        rules = tv.ob.lead_rules
+        rules[:] = [r for r in rules if r.option not in ("require-lead-suit", "forbid-lead-suit")
+                    or (rr := tv.ruling(r.ruling)) is None or rr.phase != "lead"]
 
     def false_lead_stood(self, tv: TableView, seat: str, card: str, t: int) -> bool:
         """The declarer led out of turn from one hand and then played from the other, the

@@ -105,7 +105,12 @@ class Play2017(LawCode):
         before = [] if b.trick_complete() else list(b.trick)
         for seat, card in before:
             tv.do(TakeBack(seat, card, keep_place=False), t)
-        tv.do(AcceptLead(p.seat, p.cards[0]), t)
+        led = tv.ruling(p.ruling)
+        tv.ob.accepting = (p.cards[0], led.t if led is not None else t)
+        try:
+            tv.do(AcceptLead(p.seat, p.cards[0]), t)
+        finally:
+            tv.ob.accepting = None
         if p.opening and b.phase == "lead":
             tv.do(OpeningLeadFaced(), t)
         for seat, card in before:
@@ -181,6 +186,13 @@ class Play2017(LawCode):
         pcs = tv.ob.pcs(seat)
         if not pcs or card in pcs:
             return
+        if tv.ob.accepting is not None and tv.ob.accepting[0] == card:
+            # a lead out of turn accepted now: only the penalty cards he had when he led it
+            when = tv.ob.accepting[1]
+            pcs = {c: pc for c, pc in pcs.items()
+                   if (r := tv.ruling(pc.ruling)) is None or r.t <= when}
+            if not pcs:
+                return
         due = [c for c, pc in pcs.items() if pc.major and b.is_legal(seat, c)]
         follows = not leading and suit(card) == b.led_suit() and all(
             suit(c) != b.led_suit() for c in due)
