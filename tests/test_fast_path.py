@@ -5,12 +5,16 @@ incidents and the laws, an observation that re-reports a card where the engine
 has it, or turns a played card face down once its trick is quitted.
 ``Engine._arrival`` counts a card played at its turn without the law's
 ``arrival``, ``before_play`` and ``after_play`` when the code says they have
-nothing to do for it (``plain_play``: no obligation pending, a legal card). Here a
-sample of every kind of journal the engine meets is replayed with the fast path
-and without it: the golden scenarios (under each code), irregular boards of
-every code, robot boards, and the same boards as noisy readers report them
-(re-reports, dropouts, cross-talk, misreads at low confidence). The rulings must
-be the same bytes, and so must each engine's final state and noise counts.
+nothing to do for it (``plain_play``: no obligation pending, a legal card).
+``_arrives``, ``_quits`` and ``_displayed`` take a card played, a trick's quit and
+dummy's cards on straight paths when nothing is open, and ``_advance`` closes a lone
+group of one card without the general ordering. Here a sample of every kind of
+journal the engine meets is replayed with the fast paths and without them: the
+golden scenarios (under each code), irregular boards of every code, robot boards,
+the same boards as noisy readers report them (re-reports, dropouts, cross-talk,
+misreads at low confidence), and with trouble added where each fast path meets it
+(``perturbed``). The rulings must be the same bytes, and so must each engine's
+final state and noise counts.
 (The whole corpus, 2,000 storm boards and more, was compared the same way when
 the fast path was made: see BENCHMARKS.md, "Replay".)
 """
@@ -262,7 +266,7 @@ def test_replays_are_the_same_bytes_with_and_without_the_fast_path(
     unchanged = Engine._unchanged
     plain: list[bool] = []
     plain_play = Duplicate2017.plain_play
-    straight: dict[str, list[bool]] = {"_arrives": [], "_quits": []}
+    straight: dict[str, list[bool]] = {"_arrives": [], "_quits": [], "_displayed": []}
 
     def counting(self: Engine, o: Observe, prev: Position) -> bool:
         done = unchanged(self, o, prev)
@@ -304,8 +308,8 @@ def test_replays_are_the_same_bytes_with_and_without_the_fast_path(
     # with an obligation pending
     assert plain.count(True) > 1000 and plain.count(False) > 50, (
         plain.count(True), plain.count(False))
-    # cards played and tricks quitted on the straight paths, and offered to them and
-    # left to the general path (something open)
+    # cards played, tricks quitted and dummy's cards spread on the straight paths, and
+    # offered to them and left to the general path (something open)
     for name, done in straight.items():
         assert done.count(True) > 500 and done.count(False) > 50, (
             name, done.count(True), done.count(False))

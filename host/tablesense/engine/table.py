@@ -207,10 +207,20 @@ class Engine:
                 if now - one.first_t <= one.window:  # (not one.expired(now))
                     return
                 groups.clear()
-                if one.kind == "trick":
-                    self._close_trick(one)
+                b = self.board
+                if (one.kind == "table" or len(one.items) != 1 or self._free_lead
+                        or (self._short[0] == b.number and self._short[1] == len(b.tricks))):
+                    self._close_one(one)
                 else:
-                    self._close_table(one)
+                    # one card in a trick group (nearly every play): no order to find, no
+                    # lead to free, no short trick to set aside (_close_trick); counted if
+                    # it stayed (sensing.settled, its common case written out)
+                    o = one.items[0]
+                    pos = self.tracker.pos.get(o.card)
+                    if pos is None or (pos.seat == o.seat and pos.zone == "trick"
+                                       and pos.face == o.face) or self.sensing.settled(
+                                           o, TRICK):
+                        self._arrival(o.seat, o)
                 if not (groups or self.sensing.conflicts or self.fusion.open or self._leaving):
                     return
                 continue
@@ -604,7 +614,8 @@ class Engine:
         self.tracker.pos[o.card] = Position(o.seat, zone, o.face, o.level, o.seen_by, o.t)
         if zone == "trick" or self._in_trick_zone:
             self._index_trick_zone(o)
-        self.law.observed(self.view, o, prev)
+        if self.law.observes:
+            self.law.observed(self.view, o, prev)
         return True
 
     def _arrives(self, o: Observe, prev: Position) -> bool:
@@ -625,7 +636,8 @@ class Engine:
             return False
         self.tracker.pos[card] = Position(o.seat, "trick", o.face, o.level, o.seen_by, o.t)
         self._in_trick_zone.add(card)
-        self.law.observed(self.view, o, prev)
+        if self.law.observes:
+            self.law.observed(self.view, o, prev)
         self.sensing.last_trick_t = o.t
         self.incidents.groups.append(Group("trick", None, o.t, TOGETHER_MS, [o]))
         return True
@@ -651,8 +663,29 @@ class Engine:
         self.tracker.pos[card] = Position(o.seat, "table", "down", o.level, o.seen_by, o.t)
         if self._in_trick_zone:
             self._index_trick_zone(o)  # (a card counted by a resync, _force, is still in it)
-        self.law.observed(self.view, o, prev)
+        if self.law.observes:
+            self.law.observed(self.view, o, prev)
         self._quit(o)
+        return True
+
+    def _displayed(self, o: Observe, prev: Position) -> bool:
+        """The fast path for dummy's cards during the play (the display): ``o`` moves a
+        card of dummy's, neither to nor from a trick zone nor ``gone``, in the play or a
+        claim, no conflict, a confident reading (the dummy spread: 13 cards a board).
+        The general path then records it, the law's ``observed`` sees it, and finds
+        that dummy's cards face up are no exposure (``_display``, in ``_to_table`` and
+        ``_held``) and that nothing else moves. It must stay exact:
+        tests/test_fast_path.py replays journals with and without it."""
+        b = self.b
+        zone = o.zone
+        if (zone == "gone" or prev.zone == "gone" or o.seat != b.dummy
+                or (b.phase != "play" and b.phase != "claim") or not self.sensing.quiet(o)):
+            return False  # (prev.zone and zone are not "trick": _on_observe)
+        self.tracker.pos[o.card] = Position(o.seat, zone, o.face, o.level, o.seen_by, o.t)
+        if self._in_trick_zone:
+            self._index_trick_zone(o)
+        if self.law.observes:
+            self.law.observed(self.view, o, prev)
         return True
 
     def _index_trick_zone(self, o: Observe) -> None:
@@ -680,8 +713,11 @@ class Engine:
                     return True
             elif self._unchanged(o, was):
                 return False
-            elif was.zone == "trick" and self._quits(o, was):
-                return False  # (a card lying in a trick zone may be swept now)
+            elif was.zone == "trick":
+                if self._quits(o, was):
+                    return False  # (a card lying in a trick zone may be swept now)
+            elif self._displayed(o, was):
+                return False
         sf = self.sensing
         if (self.fast_path and was is not None and was.seat == o.seat and was.zone != "gone"
                 and o.zone != "gone" and sf.quiet(o)):
@@ -708,7 +744,8 @@ class Engine:
                 prev is not None and prev.zone == "gone"):
             prev = self.tracker.before_gone.get(o.card, prev)  # it moves on from the trick zone
         self._index_trick_zone(o)
-        self.law.observed(self.view, o, prev)
+        if self.law.observes:
+            self.law.observed(self.view, o, prev)
         if o.zone == "gone":
             if (prev is not None and prev.zone == "trick" and prev.seat == o.seat
                     and b.phase in ("lead", "play")
@@ -1160,18 +1197,6 @@ class Engine:
 
     def _close_trick(self, g: Group) -> None:
         b = self.b
-        items = g.items
-        if (len(items) == 1 and self.fast_path and not self._free_lead
-                and (self._short[0] != b.number or self._short[1] != len(b.tricks))):
-            # one card (nearly every play): no order to find, no lead to free, no short
-            # trick to set aside; counted if it stayed (sensing.settled, its common case
-            # written out)
-            o = items[0]
-            pos = self.tracker.pos.get(o.card)
-            if pos is None or (pos.seat == o.seat and pos.zone == "trick"
-                               and pos.face == o.face) or self.sensing.settled(o, TRICK):
-                self._arrival(o.seat, o)
-            return
         by_seat: dict[str, list[Observe]] = {}
         for o in g.items:
             if not self.sensing.settled(o, TRICK):

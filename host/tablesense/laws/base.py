@@ -153,7 +153,16 @@ class LawCode:
         return r.kind in ONE_ANSWER
 
     def observed(self, tv: TableView, o: Observe, prev: Position | None) -> None:
-        """Every observation, after the tracker has recorded it (before any incident)."""
+        """Every observation, after the tracker has recorded it (before any incident).
+        Only when ``observes``: a code that overrides this hook says so by doing it."""
+
+    # Does ``observed`` do anything? Set for every code class from whether it overrides
+    # the hook: the engine skips the call (nearly every observation) when it does not.
+    observes: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.observes = cls.observed is not LawCode.observed
 
     def after_dealt(self, tv: TableView, t: int) -> None:
         """The deal is complete: a later exposure in a new setup may be ruled again."""
