@@ -29,10 +29,14 @@ import argparse
 import collections
 import sys
 import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from tablesense.honest import READERS, HonestVerdict, judge_honest
-from tablesense.irregular import CODES, IRREGULARITIES, irregular_board
-from tablesense.storm import Verdict, judge
+from tablesense.irregular import CODES, IRREGULARITIES, IrregularBoard, irregular_board
+from tablesense.storm import Measured, Verdict, judge
+
+V = TypeVar("V", bound=Measured)
 
 
 def pattern(v: Verdict) -> str:
@@ -41,6 +45,54 @@ def pattern(v: Verdict) -> str:
     assert v.first_false is not None
     kind = v.first_false.split(" ")[1]
     return f"after {v.cause}: first false ruling {kind}"
+
+
+def judge_all(codes: Sequence[str], first: int, per_code: int,
+              judge_one: Callable[[IrregularBoard], V], counted: Callable[[V], bool],
+              what: str, every: int) -> dict[str, list[V]]:
+    """Each code's boards, seeds ``first`` on, judged; progress on standard error every
+    ``every`` boards, with how many are ``counted`` (``what``)."""
+    verdicts: dict[str, list[V]] = {c: [] for c in codes}
+    total = per_code * len(codes)
+    t0 = time.perf_counter()
+    done = bad = 0
+    for code in codes:
+        for seed in range(first, first + per_code):
+            v = judge_one(irregular_board(seed, code))
+            verdicts[code].append(v)
+            done += 1
+            bad += counted(v)
+            if done % every == 0 or done == total:
+                print(f"\r{done}/{total} boards, {bad} {what}, "
+                      f"{time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return verdicts
+
+
+def per_code_table(verdicts: dict[str, list[V]], columns: Sequence[str],
+                   row: Callable[[list[V]], Sequence[object]]) -> None:
+    """One markdown row per code and one for all of them: boards, incidents, then ``row``."""
+    print("| code | boards | incidents | " + " | ".join(columns) + " |")
+    print("|---|---|---|" + "---|" * len(columns))
+    everything = [v for vs in verdicts.values() for v in vs]
+    for code, vs in (*verdicts.items(), ("all", everything)):
+        cells = [len(vs), sum(v.board.incidents for v in vs), *row(vs)]
+        print(f"| {code} | " + " | ".join(str(c) for c in cells) + " |")
+
+
+def per_irregularity_table(verdicts: dict[str, list[V]],
+                           cell: Callable[[list[V]], str]) -> None:
+    """One markdown row per irregularity: ``cell`` of the boards with it, per code."""
+    codes = list(verdicts)
+    print("| irregularity | " + " | ".join(codes) + " |")
+    print("|---|" + "---|" * len(codes))
+    for kind in IRREGULARITIES:
+        cells = []
+        for code in codes:
+            with_it = [v for v in verdicts[code]
+                       if any(n.startswith(kind + ":") for n in v.board.injected)]
+            cells.append(cell(with_it) if with_it else "-")
+        print(f"| {kind} | " + " | ".join(cells) + " |")
 
 
 def main() -> int:
@@ -55,53 +107,29 @@ def main() -> int:
     args = ap.parse_args()
     codes = (args.code,) if args.code else CODES
     per_code = max(1, args.boards // len(codes))
-    total = per_code * len(codes)
+    seeds = f"{per_code * len(codes)} boards ({per_code} per code, seeds {args.seed}.." \
+            f"{args.seed + per_code - 1})"
     if args.readers != "truth":
-        return honest(args, codes, per_code)
-    verdicts: dict[str, list[Verdict]] = {c: [] for c in codes}
-    t0 = time.perf_counter()
-    done = 0
-    for code in codes:
-        for seed in range(args.seed, args.seed + per_code):
-            verdicts[code].append(judge(irregular_board(seed, code)))
-            done += 1
-            if done % 500 == 0 or done == total:
-                storms = sum(v.storm for vs in verdicts.values() for v in vs)
-                print(f"\r{done}/{total} boards, {storms} storms, "
-                      f"{time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    print(f"{total} boards ({per_code} per code, seeds {args.seed}..{args.seed + per_code - 1})"
-          f", bound: penalty + director rulings <= 2 x incidents + 3\n")
-    print("| code | boards | incidents | storms | storm rate | not ended | lost the trick "
-          "| unexpected kind | not repeatable | most alerts |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    everything = [v for vs in verdicts.values() for v in vs]
-    for code in (*codes, "all"):
-        vs = everything if code == "all" else verdicts[code]
+        return honest(args, codes, per_code, seeds)
+    verdicts = judge_all(codes, args.seed, per_code, judge, lambda v: v.storm, "storms", 500)
+    print(f"{seeds}, bound: penalty + director rulings <= 2 x incidents + 3\n")
+
+    def row(vs: list[Verdict]) -> list[object]:
         storms = sum(v.storm for v in vs)
-        unended = sum(not v.ended for v in vs)
-        unrepeatable = sum(judge(v.board).output != v.output for v in vs if v.storm)
-        lost = sum(v.drift is not None for v in vs)
-        odd = sum(bool(v.unexpected) for v in vs)
-        print(f"| {code} | {len(vs)} | {sum(v.board.incidents for v in vs)} | {storms} | "
-              f"{100 * storms / len(vs):.1f}% | {unended} | {lost} | {odd} | {unrepeatable} | "
-              f"{max(len(v.alerts) for v in vs)} |")
+        return [storms, f"{100 * storms / len(vs):.1f}%", sum(not v.ended for v in vs),
+                sum(v.drift is not None for v in vs), sum(bool(v.unexpected) for v in vs),
+                sum(judge(v.board).output != v.output for v in vs if v.storm),
+                max(len(v.alerts) for v in vs)]
+
+    per_code_table(verdicts, ("storms", "storm rate", "not ended", "lost the trick",
+                              "unexpected kind", "not repeatable", "most alerts"), row)
     print("\n(lost the trick: the engine's trick left the table's and did not come back "
           "before the table finished the next trick; unexpected kind: boards with a penalty "
           "or director ruling of a kind none of their irregularities gives (storm.EXPECTED), "
           "storm or not; not repeatable: checked on the storms, each replayed a second time)")
     print("\nStorm rate of the boards with each irregularity (alone or with another):\n")
-    print("| irregularity | " + " | ".join(codes) + " |")
-    print("|---|" + "---|" * len(codes))
-    for kind in IRREGULARITIES:
-        cells = []
-        for code in codes:
-            with_it = [v for v in verdicts[code]
-                       if any(n.startswith(kind + ":") for n in v.board.injected)]
-            storms = sum(v.storm for v in with_it)
-            cells.append(f"{100 * storms / len(with_it):.0f}% of {len(with_it)}"
-                         if with_it else "-")
-        print(f"| {kind} | " + " | ".join(cells) + " |")
+    per_irregularity_table(verdicts, lambda vs: (
+        f"{100 * sum(v.storm for v in vs) / len(vs):.0f}% of {len(vs)}"))
     print("\nWorst seeds (alerts / bound), with the first false ruling:")
     for code in codes:
         worst = sorted((v for v in verdicts[code] if v.storm),
@@ -128,51 +156,29 @@ def main() -> int:
     return 0
 
 
-def honest(args: argparse.Namespace, codes: tuple[str, ...], per_code: int) -> int:
+def honest(args: argparse.Namespace, codes: tuple[str, ...], per_code: int, seeds: str) -> int:
     """``--readers rfid|mixed``: false rulings, unended boards and storms."""
-    total = per_code * len(codes)
-    verdicts: dict[str, list[HonestVerdict]] = {c: [] for c in codes}
-    t0 = time.perf_counter()
-    done = 0
-    for code in codes:
-        for seed in range(args.seed, args.seed + per_code):
-            verdicts[code].append(judge_honest(irregular_board(seed, code), args.readers))
-            done += 1
-            if done % 100 == 0 or done == total:
-                bad = sum(bool(v.false) for vs in verdicts.values() for v in vs)
-                print(f"\r{done}/{total} boards, {bad} with a false ruling, "
-                      f"{time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    print(f"{total} boards ({per_code} per code, seeds {args.seed}..{args.seed + per_code - 1})"
-          f", readers {args.readers}; false ruling: a kind the full-truth replay of the board "
-          f"does not make\n")
-    print("| code | boards | incidents | false ruling | false penalty/director | not ended "
-          "| storms | out-of-step/director > incidents |")
-    print("|---|---|---|---|---|---|---|---|")
-    everything = [v for vs in verdicts.values() for v in vs]
-    for code in (*codes, "all"):
-        vs = everything if code == "all" else verdicts[code]
+    verdicts = judge_all(codes, args.seed, per_code,
+                         lambda b: judge_honest(b, args.readers), lambda v: bool(v.false),
+                         "with a false ruling", 100)
+    print(f"{seeds}, readers {args.readers}; false ruling: a kind the full-truth replay of "
+          "the board does not make\n")
+
+    def row(vs: list[HonestVerdict]) -> list[object]:
         false = sum(bool(v.false) for v in vs)
-        severe = sum(any(r.severity != "info" for r in v.false) for v in vs)
-        print(f"| {code} | {len(vs)} | {sum(v.board.incidents for v in vs)} | {false} "
-              f"({100 * false / len(vs):.1f}%) | {severe} | {sum(not v.ended for v in vs)} | "
-              f"{sum(v.storm for v in vs)} | "
-              f"{sum(len(v.out_of_step) > v.board.incidents for v in vs)} |")
+        return [f"{false} ({100 * false / len(vs):.1f}%)",
+                sum(any(r.severity != "info" for r in v.false) for v in vs),
+                sum(not v.ended for v in vs), sum(v.storm for v in vs),
+                sum(len(v.out_of_step) > v.board.incidents for v in vs)]
+
+    per_code_table(verdicts, ("false ruling", "false penalty/director", "not ended", "storms",
+                              "out-of-step/director > incidents"), row)
     print("\nBoards with a false ruling among those with each irregularity (alone or with "
           "another):\n")
-    print("| irregularity | " + " | ".join(codes) + " |")
-    print("|---|" + "---|" * len(codes))
-    for kind in IRREGULARITIES:
-        cells = []
-        for code in codes:
-            with_it = [v for v in verdicts[code]
-                       if any(n.startswith(kind + ":") for n in v.board.injected)]
-            cells.append(f"{sum(bool(v.false) for v in with_it)} of {len(with_it)}"
-                         if with_it else "-")
-        print(f"| {kind} | " + " | ".join(cells) + " |")
+    per_irregularity_table(verdicts, lambda vs: f"{sum(bool(v.false) for v in vs)} of {len(vs)}")
     print("\nFalse rulings by kind (boards; first seeds, code and irregularities):\n")
     by: dict[tuple[str, str], list[HonestVerdict]] = collections.defaultdict(list)
-    for v in everything:
+    for v in (v for vs in verdicts.values() for v in vs):
         for key in sorted({(r.kind, r.severity) for r in v.false}):
             by[key].append(v)
     for (kind, severity), vs in sorted(by.items(), key=lambda x: -len(x[1])):

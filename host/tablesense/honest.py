@@ -25,7 +25,7 @@ from tablesense.engine import Ruling
 from tablesense.irregular import IrregularBoard
 from tablesense.replay import replay_steps
 from tablesense.sim.convert import plan_from_journal
-from tablesense.storm import board_ended, storm_bound
+from tablesense.storm import Measured
 from tablesense.vocab import Seat
 
 Readers = Literal["rfid", "mixed"]
@@ -43,7 +43,7 @@ def reader_kinds(readers: Readers, seed: int) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class HonestVerdict:
+class HonestVerdict(Measured):
     """One board replayed as full-truth readers and as honest readers report it."""
 
     board: IrregularBoard
@@ -69,17 +69,6 @@ class HonestVerdict:
         return tuple(r for r in self.got
                      if r.kind == "out-of-step" or r.severity == "director")
 
-    @property
-    def bound(self) -> int:
-        return storm_bound(self.board)
-
-    @property
-    def storm(self) -> bool:
-        return len(self.alerts) > self.bound
-
-    @property
-    def ended(self) -> bool:
-        return board_ended(self.board, self.tricks, self.phase)
 
 
 def _replay(lines: list[str]) -> tuple[list[Ruling], int, str]:

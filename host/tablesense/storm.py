@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from tablesense.engine import Engine, Ruling
 from tablesense.irregular import IrregularBoard
@@ -78,8 +78,33 @@ def board_ended(board: IrregularBoard, tricks: int, phase: str) -> bool:
     return (tricks == 13 and phase == "end") or (claimed and phase in ("claim", "end"))
 
 
+class Measured:
+    """What the storm bound asks of a replayed board (``Verdict``, ``honest.HonestVerdict``):
+    the alerts it got against its bound, and whether the engine saw it end."""
+
+    board: IrregularBoard
+    tricks: int  # tricks the engine counted
+    phase: str  # the engine's phase at the end of the journal
+    if TYPE_CHECKING:  # a field of one, a property of the other
+        @property
+        def alerts(self) -> tuple[Ruling, ...]:
+            """Penalty and director rulings, in order."""
+
+    @property
+    def bound(self) -> int:
+        return storm_bound(self.board)
+
+    @property
+    def storm(self) -> bool:
+        return len(self.alerts) > self.bound
+
+    @property
+    def ended(self) -> bool:
+        return board_ended(self.board, self.tricks, self.phase)
+
+
 @dataclass(frozen=True)
-class Verdict:
+class Verdict(Measured):
     """What one board's replay showed against the storm bound."""
 
     board: IrregularBoard
@@ -109,18 +134,6 @@ class Verdict:
         generator made an irregularity it does not name."""
         kinds = expected_kinds(self.board)
         return tuple(r for r in self.alerts if r.kind not in kinds)
-
-    @property
-    def bound(self) -> int:
-        return storm_bound(self.board)
-
-    @property
-    def storm(self) -> bool:
-        return len(self.alerts) > self.bound
-
-    @property
-    def ended(self) -> bool:
-        return board_ended(self.board, self.tricks, self.phase)
 
 
 def render(lines: Iterable[str]) -> bytes:
@@ -251,5 +264,5 @@ def _event_words(board: IrregularBoard, i: int) -> str:
         f"{k}={v}" for k, v in ev.items() if k not in ("v", "t", "type", "hands"))
 
 
-__all__ = ["EXPECTED", "State", "Verdict", "board_ended", "expected_kinds", "judge", "render",
-           "storm_bound"]
+__all__ = ["EXPECTED", "Measured", "State", "Verdict", "board_ended", "expected_kinds",
+           "judge", "render", "storm_bound"]
