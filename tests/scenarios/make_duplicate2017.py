@@ -284,6 +284,16 @@ def revoke_corrected() -> Script:
 
 
 @scenario
+def revoke_corrected_follower_substitutes() -> Script:
+    # L62B1, 62C1: East's revoke corrected after all four played: the DJ is a major penalty
+    # card, and dummy, of the non-offending side, takes back the C2 he played after it and
+    # plays the CQ in its place.
+    s = after_two_tricks().trick("E:D6 S:DT W:D3 N:DA").play("N:C7 E:DJ S:C2 W:H5")
+    s.obs("E", "DJ", "table").play("E:C4").obs("S", "C2", "table").play("S:CQ")
+    return s.quit("N:C7 E:C4 S:CQ W:H5").play("S:DQ W:D7 N:D2 E:DJ")
+
+
+@scenario
 def claim_then_defenders_show() -> Script:
     s = after_two_tricks().cmd("claim", seat="N")
     s.spread("E", ["SK", "S6", "H7"])

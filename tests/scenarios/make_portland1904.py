@@ -207,6 +207,16 @@ def renounce_corrected_card_called(code: str) -> Script:
 
 
 @scenario
+def renounce_corrected_followers_substitute(code: str) -> Script:
+    """L94: a renounce corrected after the trick was complete: the player who played
+    after him "may withdraw [his card] and substitute" another, and it takes its place."""
+    s = north_on_lead(code).play("N:C7 E:DJ S:C2 W:H5").obs("E", "DJ", "hand", "down")
+    s.obs("S", "C2", "hand", "down").play("E:C4 S:CQ")
+    s.quit("N:C7 E:C4 S:CQ W:H5")
+    return s.cmd("decide", option="call-card").play("S:DQ W:D7 N:D2 E:DJ")
+
+
+@scenario
 def dealer_renounce_corrected(code: str) -> Script:
     """L95: the dealer corrects a renounce after both adversaries have played."""
     s = north_on_lead(code).trick("N:H3 E:H7 S:H2 W:HK")
