@@ -12,6 +12,7 @@ into a pty, and the moment the subscriber's callback saw the message.
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
 import os
 import select
@@ -164,6 +165,38 @@ class Subscriber:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+class SubscriberChild:
+    """``benchmarks/subscriber_child.py``: alerts' arrival times stamped in a process of
+    their own (the benchmark's simulated readers never delay the stamp)."""
+
+    def __init__(self, port: int, topics: Iterable[str]) -> None:
+        self.proc = subprocess.Popen([PYTHON, str(HERE / "subscriber_child.py"), str(port),
+                                      *topics], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self.proc.stdout is not None
+        if not json.loads(self.proc.stdout.readline() or b"{}").get("ready"):
+            self.close()
+            raise RuntimeError("subscriber did not subscribe")
+
+    @property
+    def alerts(self) -> dict[str, float]:
+        """Alert id -> first arrival (``time.perf_counter()``), so far."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(b"?\n")
+        self.proc.stdin.flush()
+        return {str(k): float(v) for k, v in json.loads(self.proc.stdout.readline()).items()}
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
 
 
 # -- the daemon as a child ---------------------------------------------------------------
@@ -385,12 +418,20 @@ class SimReader:
 
 
 class ReaderPool:
-    """Readers and one service thread: answers host frames, sends 1 Hz heartbeats."""
+    """Readers and one service thread: answers host frames, sends 1 Hz heartbeats.
 
-    def __init__(self, readers: list[SimReader], heartbeat_s: float = 1.0) -> None:
+    ``spread``: each reader beats on its own clock, the readers' phases spread
+    evenly over the second (readers in a room boot at different moments);
+    otherwise all of them beat at the same moment, every second (the worst
+    case: a burst of one frame per reader at once).
+    """
+
+    def __init__(self, readers: list[SimReader], heartbeat_s: float = 1.0,
+                 spread: bool = False) -> None:
         self.readers = readers
         self.by_fd = {r.master: r for r in readers}
         self.heartbeat_s = heartbeat_s
+        self.spread = spread
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="readers", daemon=True)
         self._thread.start()
@@ -399,9 +440,17 @@ class ReaderPool:
         poller = select.poll()
         for fd in self.by_fd:
             poller.register(fd, select.POLLIN)
-        next_beat = time.monotonic() + self.heartbeat_s
+        n = max(1, len(self.readers))
+        start = time.monotonic()
+        # (when, index): the next beat of each reader (spread) or of them all
+        due = [(start + (i / n if self.spread else 1.0) * self.heartbeat_s, i)
+               for i in range(len(self.readers))]
+        heapq.heapify(due)
         while not self._stop.is_set():
-            for fd, ev in poller.poll(50):
+            wait_ms = 50
+            if due:  # beats go out in 10 ms steps at most (a poll of every port each time)
+                wait_ms = max(10, min(50, int((due[0][0] - time.monotonic()) * 1000) + 1))
+            for fd, ev in poller.poll(wait_ms):
                 if ev & select.POLLIN:
                     try:
                         data = os.read(fd, 65536)
@@ -409,11 +458,12 @@ class ReaderPool:
                         continue
                     self.by_fd[fd].on_host_bytes(data)
             now = time.monotonic()
-            if now >= next_beat:
-                next_beat = now + self.heartbeat_s
-                for r in self.readers:
-                    with contextlib.suppress(OSError):
-                        r.beat()
+            while due and due[0][0] <= now:
+                at, i = heapq.heappop(due)
+                with contextlib.suppress(OSError):
+                    self.readers[i].beat()
+                # the reader's own clock (a late beat does not move its phase)
+                heapq.heappush(due, (max(at + self.heartbeat_s, now), i))
 
     def start_sessions(self, timeout: float = 20.0) -> None:
         """HELLO from every reader (repeated) until each got its CONFIG."""

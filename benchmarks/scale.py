@@ -18,8 +18,10 @@ board (commands and a trusted ``dealt``), East leads, and then for
   CDC does), so the *achieved* rate is what is reported;
 * in both, *probes*: defenders' cards turned face up in the hand at random
   moments of the run (22 a table, each table independent), each ruled on at
-  once: one alert each, timed from the last byte into the pty to the MQTT
-  subscriber.
+  once: one alert each, timed from the moment its frame is written into the
+  pty to its arrival at the MQTT subscriber, a process of its own
+  (``subscriber_child.py``: no thread of the simulated readers delays the
+  stamp; both stamps on CLOCK_MONOTONIC).
 
 Reported per configuration: CPU of the daemon process (CPU seconds per
 second: 1.0 = one core busy), frames a second delivered, probe latency p50
@@ -56,7 +58,7 @@ from harness import (
     DaemonChild,
     ReaderPool,
     SimReader,
-    Subscriber,
+    SubscriberChild,
     cpu_seconds,
     fd_count,
     rss_kib,
@@ -142,7 +144,13 @@ class Load:
             while pi < len(probes) and probes[pi][0] <= now:
                 _, table, seat, card, n = probes[pi]
                 r = self.readers[(table, seat)]
-                t0 = r.observe(card, "hand", "up", "above", t=n)
+                with r.lock:  # numbered and written at once, as SimReader.send does
+                    frame = r.frame(codec.OBSERVE, {"seat": seat, "card": card, "zone": "hand",
+                                                    "face": "up", "level": "above", "t": n})
+                    # stamped as the write begins: a thread switch after the write (this
+                    # process's other threads) would make the probe look quicker
+                    t0 = time.perf_counter()
+                    r.write(frame)
                 self.probe_at[f"{table}-1-{n}"] = t0
                 self.sent_observes += 1
                 pi += 1
@@ -189,18 +197,18 @@ class Load:
 
 
 def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdir: Path,
-               idle_kib: int, rng: random.Random) -> dict[str, Any]:
+               idle_kib: int, rng: random.Random, heartbeats: str = "together") -> dict[str, Any]:
     tables = [str(i + 1) for i in range(n_readers // 4)]
     # paho waits on its socket with select(), which takes descriptors below 1024
     # only: the subscriber connects before hundreds of ptys are opened here.
-    sub = Subscriber(broker.port, ["ts/+/alert"])
+    sub = SubscriberChild(broker.port, ["ts/+/alert"])
     readers = {(t, s): SimReader(t, s) for t in tables for s in "NESW"}
     conf = write_config(workdir / "daemon.toml", broker.port,
                         {t: {s: readers[(t, s)].path for s in "NESW"} for t in tables},
                         workdir)
     t_setup = time.monotonic()
     daemon = DaemonChild(conf, workdir / "daemon.log")
-    pool = ReaderPool(list(readers.values()))
+    pool = ReaderPool(list(readers.values()), spread=heartbeats == "spread")
     try:
         pool.start_sessions(30)
         commands = 0
@@ -217,7 +225,8 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
         load = Load(readers, tables, mode, seconds, rng)
         daemon.request({"op": "timings"})  # from now on
         cpu0, w0 = cpu_seconds(daemon.pid), time.monotonic()
-        own0, broker0 = cpu_seconds(os.getpid()), cpu_seconds(broker.proc.pid)
+        own0 = cpu_seconds(os.getpid()) + cpu_seconds(sub.proc.pid)
+        broker0 = cpu_seconds(broker.proc.pid)
         writer = threading.Thread(target=load.run, name="load")
         writer.start()
         rss_samples = []
@@ -225,7 +234,8 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             writer.join(1.0)
             rss_samples.append(rss_kib(daemon.pid))
         cpu1, w1 = cpu_seconds(daemon.pid), time.monotonic()
-        own1, broker1 = cpu_seconds(os.getpid()), cpu_seconds(broker.proc.pid)
+        own1 = cpu_seconds(os.getpid()) + cpu_seconds(sub.proc.pid)
+        broker1 = cpu_seconds(broker.proc.pid)
         # drain: wait for every probe's alert and for the journals to catch up
         expect = load.sent_observes + lead_observes + commands
         deadline = time.monotonic() + 30
@@ -272,11 +282,11 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
         frames = sum(link["counters"]["frames"] for link in st["links"]) - frames0
         rss = rss_kib(daemon.pid)
         result = {
-            "readers": n_readers, "tables": len(tables), "mode": mode,
+            "readers": n_readers, "tables": len(tables), "mode": mode, "heartbeats": heartbeats,
             "seconds": round(load.elapsed, 1),
             "daemon_cpu_cores": round((cpu1 - cpu0) / (w1 - w0), 3),
-            # the rest of the 2 cores' users: the simulated readers, the writer and the
-            # subscriber (this process), and mosquitto
+            # the rest of the 2 cores' users: the simulated readers and the writer (this
+            # process) with the subscriber (subscriber_child.py), and mosquitto
             "bench_cpu_cores": round((own1 - own0) / (w1 - w0), 3),
             "broker_cpu_cores": round((broker1 - broker0) / (w1 - w0), 3),
             "loadavg": os.getloadavg()[0],
@@ -324,6 +334,10 @@ def main() -> int:
     ap.add_argument("--modes", default="realistic,line")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--heartbeats", choices=("together", "spread"), default="together",
+                    help="every reader's 1 Hz heartbeat at the same moment (a burst of one "
+                         "frame per reader each second: the worst case), or each reader on "
+                         "its own clock, their phases spread over the second")
     ap.add_argument("--data-dir", default=None,
                     help="where journals and outboxes go (default: a temporary directory "
                          "on the working disk; /dev/shm takes the disk out)")
@@ -338,7 +352,8 @@ def main() -> int:
                 for n in (int(x) for x in args.readers.split(",")):
                     with tempfile.TemporaryDirectory(prefix=f"ts-{n}-",
                                                      dir=args.data_dir or tmp) as d:
-                        r = run_config(n, mode, args.seconds, broker, Path(d), idle, rng)
+                        r = run_config(n, mode, args.seconds, broker, Path(d), idle, rng,
+                                       args.heartbeats)
                     r["idle_rss_mib"] = round(idle / 1024, 1)
                     print(json.dumps(r), flush=True)
                     log(f"  -> {r}")
