@@ -133,6 +133,7 @@ class Daemon:
         # the last state published per table (the core thread replaces the dict whole;
         # the dashboard's threads only read it)
         self.states: dict[str, dict[str, Any]] = {}
+        self._snaps: dict[str, dict[str, Any]] = {}  # the snapshot each state was made of
         self.web: DashboardServer | None = None
         if config.dashboard is not None:
             from tablesense.daemon.api import dashboard_routes
@@ -365,6 +366,14 @@ class Daemon:
 
     def _publish_state(self, t: TableRuntime) -> None:
         t.dirty = False
-        state = table_state(t.engine.snapshot())
+        snap = t.engine.snapshot()  # fresh containers each time, never changed after
+        if snap == self._snaps.get(t.name):
+            # the payload is table_state(snap), a pure function: it would be the same
+            # bytes again. Most events (a card moved about in a hand) change nothing
+            # the state shows, and the view and its encoding were three quarters of
+            # the cost of a state at 128 tables.
+            return
+        self._snaps[t.name] = snap
+        state = table_state(snap)
         self.states[t.name] = state
         self.publisher.set_retained(self.topics.table_state(t.name), dumps(state))
