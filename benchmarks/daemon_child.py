@@ -17,6 +17,8 @@ on stdin with one JSON line on stdout:
   ``core_journal_write`` (the core's writes of journal lines to the OS) and
   ``core_gap`` (time between two batches: the loop's own work, or the core
   waiting for a CPU or the interpreter lock);
+* ``{"op": "reclaim"}``: the collector's periodic full pass (daemon/collector.py)
+  run now, in the core: how long it took and how many objects it walked;
 * ``{"op": "stop"}``: a clean stop.
 
 A separate process so that the benchmark's own threads (pty writers, the MQTT
@@ -26,6 +28,7 @@ subscriber) do not share the daemon's interpreter lock.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import logging
@@ -225,6 +228,18 @@ def main(argv: list[str]) -> int:
             resp = stats(d)
         elif op == "timings":  # since the last call
             resp = timings.take()
+        elif op == "reclaim":  # the collector's periodic full pass, now (its cost)
+            c = getattr(d, "collector", None)
+            if c is None:
+                resp = {}
+            else:
+                before = c.reclaims
+                d.loop.call_soon(functools.partial(c.tick, float("inf")))  # in the core
+                deadline = time.monotonic() + 10
+                while c.reclaims == before and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                resp = {"reclaim_ms": round(c.reclaim_ms, 1), "found": c.reclaimed,
+                        "frozen": gc.get_freeze_count()}
         elif op == "stop":
             d.stop()
             out.write(json.dumps({"stopped": True}) + "\n")

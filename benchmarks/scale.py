@@ -248,6 +248,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
         drain_s = time.monotonic() - w1
         arrived = dict(sub.alerts)
         timings = daemon.request({"op": "timings"})
+        reclaim = daemon.request({"op": "reclaim"})  # the 10-minute full pass, at this size
         st = daemon.stats()
         lat = [arrived[k] - t0 for k, t0 in load.probe_at.items() if k in arrived]
         first = min(load.probe_at.values(), default=0.0)
@@ -309,6 +310,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             "threads": thread_count(daemon.pid), "fds": fd_count(daemon.pid),
             "alerts": sum(t["alerts"] for t in st["tables"].values()),
             "gc": st["gc"],
+            "collector_full_pass": reclaim,
             # inside the daemon: frame in -> alert handed to paho; the core's batches
             # and the gaps between them (daemon_child.py)
             "inside_ms": timings.get("inside", {}),
