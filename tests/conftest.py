@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -351,19 +352,25 @@ class PtyReader:
                 time.sleep(0.02)  # nobody has the slave open right now
                 continue
             for f in self._decoder.feed(data):
-                if not isinstance(f, self.codec.Frame):
-                    continue
-                with self.lock:
-                    self.received.append(f)
-                if f.mtype == self.codec.CONFIG and self.auto_ack_config:
-                    self.send(self.codec.ACK, {"ack_seq": f.seq})
-                if f.mtype == self.codec.RESEND and self.auto_resend:
-                    start = f.fields["from_seq"]
-                    with self.lock:
-                        seqs = [s for s in sorted(self.sent, key=lambda s: (s - start) & 0xFFFF)
-                                if (s - start) & 0xFFFF < 0x8000]
-                        for s in seqs:
-                            os.write(self.master, self.sent[s])
+                if isinstance(f, self.codec.Frame):
+                    self.on_frame(f)
+
+    def on_frame(self, f: Any) -> None:
+        """A frame from the host: kept; a CONFIG acknowledged, a RESEND answered."""
+        with self.lock:
+            self.received.append(f)
+        if f.mtype == self.codec.CONFIG and self.auto_ack_config:
+            self.send(self.codec.ACK, {"ack_seq": f.seq})
+        if f.mtype == self.codec.RESEND and self.auto_resend:
+            start = f.fields["from_seq"]
+            with self.lock:
+                for s in sorted(self.sent, key=lambda s: (s - start) & 0xFFFF):
+                    if (s - start) & 0xFFFF < 0x8000:
+                        os.write(self.master, self.again(self.sent[s]))
+
+    def again(self, frame: bytes) -> bytes:
+        """A frame sent before, as it goes out again on a RESEND (called holding the lock)."""
+        return frame
 
     def close(self) -> None:
         """Unplug: both ends of the pty go away."""
