@@ -158,9 +158,25 @@ class Engine:
         self.now = t
         if self.incidents.groups or self.sensing.conflicts or self.fusion.open or self._leaving:
             self._advance(t)
-        if kind == "observe":
-            if self._on_observe(event):  # type: ignore[arg-type]
-                return self._take() if self._out else []  # (no sweep: nothing for it)
+        if type(event) is Observe:
+            # RFID tags and camera sightings as one (engine/fusion.py), when it says which
+            o = event if event.source is None else self._fused(event)
+            if o is not None:
+                assert b is not None
+                was = self.tracker.pos.get(o.card)
+                if self.fast_path and was is not None and was.seat == o.seat and (
+                        b.phase != "setup"):
+                    # the fast paths, each for a card moving at the seat that holds it
+                    if o.zone == "trick" and was.zone != "trick":
+                        if self._arrives(o, was):
+                            return self._take() if self._out else []  # (no sweep needed)
+                        self._on_observe(o, was)
+                    elif not (self._unchanged(o, was) or (
+                            self._quits(o, was) if was.zone == "trick"
+                            else self._displayed(o, was))):
+                        self._on_observe(o, was)
+                else:
+                    self._on_observe(o, was)
         else:
             self._close_all()
             handler = self._handlers.get(kind)
@@ -408,8 +424,10 @@ class Engine:
         stay exact: tests/test_fast_path.py replays journals with and without it."""
         b = self.b
         card = o.card
+        trick = b.trick
         if (self.plain_plays and b.phase == "play" and self.waiting_lead is None
-                and not self.waiting_play and seat == b.next_to_play()
+                and not self.waiting_play
+                and seat == (_LEFT[trick[-1][0]] if 0 < len(trick) < 4 else b.turn)  # (his turn)
                 and self.law.plain_play(self.view, seat, card)):
             if len(b.trick) == 4:
                 b.quit_trick()
@@ -697,46 +715,29 @@ class Engine:
         elif o.card not in self.played:
             self._in_trick_zone.add(o.card)
 
-    def _on_observe(self, o: Observe) -> bool:
-        """Take ``o`` in. True: a straight path took it, and the sweep has nothing to do."""
-        if o.source is not None:  # the reader's kind is known: fuse RFID and camera
-            fused = self._fused(o)
-            if fused is None:
-                return False
-            o = fused
+    def _on_observe(self, o: Observe, was: Position | None) -> None:
+        """Take ``o`` in, the general path (``apply`` tries the fast paths first); ``was``:
+        where the tracker has the card."""
         b = self.b
-        was = self.tracker.pos.get(o.card)
-        if self.fast_path and was is not None and was.seat == o.seat and b.phase != "setup":
-            # the fast paths, each for a card moving at the seat that holds it
-            if o.zone == "trick" and was.zone != "trick":
-                if self._arrives(o, was):
-                    return True
-            elif self._unchanged(o, was):
-                return False
-            elif was.zone == "trick":
-                if self._quits(o, was):
-                    return False  # (a card lying in a trick zone may be swept now)
-            elif self._displayed(o, was):
-                return False
         sf = self.sensing
         if (self.fast_path and was is not None and was.seat == o.seat and was.zone != "gone"
                 and o.zone != "gone" and sf.quiet(o)):
             pass  # moved at its own seat (a card played): the filter's checks in one
             # (admitted, lost nowhere else, no conflict, none due, no dropout)
         elif not sf.admit(o) or sf.lost_elsewhere(o, was):
-            return False
+            return
         else:
             conflicting = sf.conflicting(o, was, self._owner(o.card))
             for first in sf.due_conflicts(o.t):
                 self.law.sensor_conflict(self.view, first)
             if conflicting:
-                return False
+                return
             if sf.dropout(o, was):
                 if self._leaving:
                     self._leaving.pop(o.card, None)  # it never left the trick zone
                 if o.zone == "trick" and o.card not in self.played:
                     self._in_trick_zone.add(o.card)
-                return False
+                return
         if self._leaving and o.zone == "trick":
             self._withdrawn_by(o)
         prev = self.tracker.update(o)
@@ -751,28 +752,27 @@ class Engine:
                     and b.phase in ("lead", "play")
                     and (o.card not in self.played or (o.seat, o.card) in b.trick)):
                 self._leaving[o.card] = o  # withdrawn, unless it is back within dropout_ms
-            return False
+            return
         if b.phase == "end":
-            return False
+            return
         if b.phase == "setup":
             if o.face == "up":
                 self.law.setup_exposure(self.view, o)
             elif o.zone == "hand" and self._deal_complete():
                 self._on_dealt(Dealt(o.t))  # the contract: inferred when each reader holds 13
-            return False
+            return
         if o.zone == "trick":
             self._to_trick(o, prev)
-            return False
+            return
         if prev is not None and prev.zone == "trick":
             if not sf.flicker(o, prev, o.card in self.played):
                 self._from_trick(o)
-                return False
+                return
             prev = None  # the card never really reached the trick: a fresh movement
         if o.face != "down" and o.zone in ("table", "floor"):
             self._to_table(o, prev)
         elif o.face == "up" and o.zone in ("hand", "detached"):
             self._held(o, prev)
-        return False
 
     def _fused(self, o: Observe) -> Observe | None:
         """``o`` as both kinds of reader together place the card (engine/fusion.py), or
@@ -1234,6 +1234,7 @@ class Engine:
 
 
 TRICK = ("trick",)
+_LEFT = {s: lho(s) for s in SEATS}  # (lho, looked up for every card played)
 
 
 def _at(o: Observe) -> int:
