@@ -11,8 +11,9 @@ The journal is written to a temporary file, as the daemon writes it, and then:
 * ``engine``: the engine alone on events decoded beforehand;
 * ``replay_peak_rss_mib``: the peak resident memory of ``tablesense replay
   FILE`` in a process of its own (once): what replaying a season costs;
-* ``fast_path_share``: the share of observations the engine's fast path
-  settles (``Engine._unchanged``), counted in one more engine run, untimed.
+* ``fast_path_shares``: the share of observations each of the engine's fast
+  paths takes (``Engine._unchanged``, ``_arrives``, ``_quits``, ``_displayed``)
+  and all of them, counted in one more engine run, untimed.
 
 Runs are repeated and the median is reported, per second of wall time and
 per second of CPU time the process got (``*_per_cpu_s``: on a shared
@@ -44,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tablesense.engine import Engine, Ruling
@@ -103,26 +104,38 @@ def replay_rss_mib(path: Path) -> float:
     return int(done.stderr.strip().splitlines()[-1]) / 1024
 
 
-def fast_path_share(events: list[Event]) -> float:
-    """The share of observations that the engine's fast path settles."""
-    taken = 0
-    unchanged = Engine._unchanged
+FAST_PATHS = ("_unchanged", "_arrives", "_quits", "_displayed")
 
-    def counting(self: Engine, o: Observe, prev: Position) -> bool:
-        nonlocal taken
-        done = unchanged(self, o, prev)
-        taken += done
-        return done
 
-    Engine._unchanged = counting  # type: ignore[method-assign]
+def fast_path_shares(events: list[Event]) -> dict[str, float]:
+    """The share of observations that each of the engine's fast paths takes (a card
+    re-reported or turned after the quit, a card played, a trick quitted, dummy's cards),
+    and all of them (``all``)."""
+    taken = dict.fromkeys(FAST_PATHS, 0)
+    saved = {name: getattr(Engine, name) for name in FAST_PATHS}
+
+    def counting(name: str) -> Callable[[Engine, Observe, Position], bool]:
+        path = saved[name]
+
+        def count(self: Engine, o: Observe, prev: Position) -> bool:
+            done: bool = path(self, o, prev)
+            taken[name] += done
+            return done
+        return count
+
+    for name in FAST_PATHS:
+        setattr(Engine, name, counting(name))
     try:
         eng = Engine(codes=CODES)
         for e in events:
             eng.apply(e)
         eng.flush()
     finally:
-        Engine._unchanged = unchanged  # type: ignore[method-assign]
-    return taken / max(1, sum(isinstance(e, Observe) for e in events))
+        for name, path in saved.items():
+            setattr(Engine, name, path)
+    n = max(1, sum(isinstance(e, Observe) for e in events))
+    shares = {name.strip("_"): round(k / n, 3) for name, k in taken.items()}
+    return {**shares, "all": round(sum(taken.values()) / n, 3)}
 
 
 def best(boards: int, seed: int) -> dict[str, int]:
@@ -243,7 +256,7 @@ def main() -> int:
         med_eng = statistics.median(engine_only)
         out["engine_observations_per_s"] = round(n_obs / med_eng)
         out["engine_share_of_replay"] = round(med_eng / med_full, 2)
-        out["fast_path_share"] = round(fast_path_share(events), 3)
+        out["fast_path_shares"] = fast_path_shares(events)
     # The same per second of CPU this process got: on a shared machine, what one
     # core does (wall time counts the time others had the cores).
     for name, runs in cpu.items():
