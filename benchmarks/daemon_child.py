@@ -14,7 +14,8 @@ on stdin with one JSON line on stdout:
   arrival, the ruling's ``t``, to paho taking its PUBLISH; whole ms),
   ``core_wake`` (each wake-up's batch: journal, engine, commit, state; and
   ``core_wake_cpu``, the CPU time the core's thread spent on it),
-  ``core_journal_write`` (the core's writes of journal lines to the OS) and
+  ``core_journal_write`` (the core's writes of journal lines to the OS),
+  ``journal_sync`` (each journal fsync, wall time, in whichever thread) and
   ``core_gap`` (time between two batches: the loop's own work, or the core
   waiting for a CPU or the interpreter lock);
 * ``{"op": "reclaim"}``: the collector's periodic full pass (daemon/collector.py)
@@ -101,6 +102,7 @@ class Timings:
         self.wake: list[float] = []
         self.wake_cpu: list[float] = []
         self.write: list[float] = []
+        self.fsync: list[float] = []  # JournalWriter.sync (an alert's fsync, or the interval's)
         self.gap: list[float] = []
         self._last_end = self._last_cpu = 0.0
         self._sched = schedstats()
@@ -142,6 +144,16 @@ class Timings:
         d.loop.on_wake = timed_batch
         for t in d.tables.values():  # the journal's writes, as the core makes them
             t.journal._drain = self._timed_drain(t.journal._drain, d)  # type: ignore[method-assign]
+            t.journal.sync = self._timed_sync(t.journal.sync)  # type: ignore[method-assign]
+
+    def _timed_sync(self, sync: Any) -> Any:
+        def timed() -> None:
+            t0 = time.perf_counter()
+            try:
+                return sync()
+            finally:
+                self.fsync.append(time.perf_counter() - t0)
+        return timed
 
     def _timed_drain(self, drain: Any, d: Daemon) -> Any:
         def timed() -> None:
@@ -158,6 +170,7 @@ class Timings:
         out = {"inside": summary_ms(self.inside), "core_wake": summary_ms(self.wake),
                "core_wake_cpu": summary_ms(self.wake_cpu), "core_gap": summary_ms(self.gap),
                "core_journal_write": summary_ms(self.write),
+               "journal_sync": summary_ms(self.fsync),
                "inside_by_id": {k: (round(v * 1000, 3), at)
                                 for k, (v, at) in self.inside_by_id.items()}}
         now = schedstats()
@@ -172,6 +185,7 @@ class Timings:
         STALLS.clear()
         self.inside_by_id = {}
         self.inside, self.wake, self.wake_cpu, self.gap, self.write = [], [], [], [], []
+        self.fsync = []
         return out
 
 

@@ -319,6 +319,7 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
             "core_wake_cpu_ms": timings.get("core_wake_cpu", {}),
             "core_gap_ms": timings.get("core_gap", {}),
             "core_journal_write_ms": timings.get("core_journal_write", {}),
+            "journal_sync_ms": timings.get("journal_sync", {}),  # each fsync, wall
             # per thread of the daemon: CPU ms and ms waiting for a CPU (run queue)
             "daemon_threads_cpu_wait_ms": timings.get("threads", {}),
             "published": timings.get("published", {}),  # MQTT messages, by kind
