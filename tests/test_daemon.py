@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tablesense.daemon.config import Config, parse_config
-from tablesense.daemon.core import SWITCH_INTERVAL_S, Daemon
+from tablesense.daemon.core import Daemon
 from tablesense.engine import Engine
 from tablesense.engine.sensing import NOISE_COUNTERS
 from tablesense.events import parse_event
@@ -165,10 +164,8 @@ def test_a_board_through_the_daemon(mosquitto, watchers, pty_readers, tmp_path: 
     w2 = watchers(broker.port, ["ts/1/alert", "ts/1/state"])
     again = Daemon(config(tmp_path, broker.port, {}))
     again.start()
-    switch = sys.getswitchinterval()
     again.own_process()  # as `tablesense run` does: the collector kept off the alert path
     try:
-        assert abs(sys.getswitchinterval() - SWITCH_INTERVAL_S) < 1e-6
         assert gc.get_freeze_count() > 0
         assert w2.wait_for(lambda m: any(t == "ts/1/state" for t, *_ in m), 5)
         time.sleep(0.5)
@@ -177,7 +174,7 @@ def test_a_board_through_the_daemon(mosquitto, watchers, pty_readers, tmp_path: 
         assert again.tables["1"].engine.snapshot()["phase"] == state["phase"]
     finally:
         again.stop()
-    assert gc.get_freeze_count() == 0 and abs(sys.getswitchinterval() - switch) < 1e-6
+    assert gc.get_freeze_count() == 0  # handed back
 
 
 def daemon_link_open(daemon: Daemon) -> bool:

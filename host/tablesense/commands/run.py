@@ -90,8 +90,7 @@ def run(args: argparse.Namespace) -> int:
     def started(d: Daemon) -> None:
         # The process is the daemon's: what start-up made (modules, tables, replayed
         # engines) and what survives later are kept out of the cyclic collector's
-        # way, so that its passes never hold an alert up (daemon/collector.py), and
-        # the interpreter lock changes hands sooner (Daemon.own_process).
+        # way, so that its passes never hold an alert up (daemon/collector.py).
         d.own_process()
         if d.dashboard_url is not None:
             # one write, line and newline: print() writes them apart, and a log record

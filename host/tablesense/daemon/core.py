@@ -27,7 +27,6 @@ import json
 import logging
 import math
 import queue
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -50,9 +49,6 @@ from tablesense.daemon.web import DashboardServer, dashboard_settings
 from tablesense.wire import codec
 
 log = logging.getLogger("tablesense.daemon")
-# How long a thread holds the interpreter lock while another waits for it, in a
-# process of the daemon's own (own_process; CPython's default is 5 ms).
-SWITCH_INTERVAL_S = 0.0002
 # How often the core lets time close incidents (Engine.tick): a "dropped card"
 # alert comes this long at most after its 1 s window ends.
 TICK_S = 0.02
@@ -148,7 +144,6 @@ class Daemon:
         self._last_tick = 0.0
         self._tick_no = 0
         self.collector: Collector | None = None  # see own_process
-        self._switch_before = sys.getswitchinterval()
 
     def _make_link(self, table: str, seat: str, rc: ReaderConfig,
                    settings: LinkSettings, require_signed: bool = False) -> ReaderLink:
@@ -191,20 +186,13 @@ class Daemon:
                  len(self.tables), len(self.links), self.config.broker.host,
                  self.config.broker.port)
 
-    def own_process(self, reclaim_s: float = RECLAIM_S,
-                    switch_s: float = SWITCH_INTERVAL_S) -> Collector:
+    def own_process(self, reclaim_s: float = RECLAIM_S) -> Collector:
         """The process is this daemon's alone (``tablesense run``); call once started.
 
-        * CPython's cyclic collector is kept off the alert path: the core freezes
-          what survived at each tick and a full pass runs every ``reclaim_s``
-          (daemon/collector.py); :meth:`stop` hands the collector back.
-        * The interpreter lock changes hands after ``switch_s`` instead of 5 ms: an
-          alert crosses threads (the core, an fsync worker, paho) and at each
-          crossing waited for the core to give the lock up, up to the interval
-          each time, while it worked through a batch.
+        CPython's cyclic collector is kept off the alert path: the core freezes
+        what survived at each tick and a full pass runs every ``reclaim_s``
+        (daemon/collector.py); :meth:`stop` hands the collector back.
         """
-        self._switch_before = sys.getswitchinterval()
-        sys.setswitchinterval(switch_s)
         collector = Collector(reclaim_s)
         collector.start()
         self.collector = collector
@@ -226,7 +214,6 @@ class Daemon:
         self.outbox.close()
         if self.collector is not None:
             self.collector.stop()
-            sys.setswitchinterval(self._switch_before)
         log.info("event=daemon-stopped")
 
     @property
