@@ -34,8 +34,14 @@ frame's arrival to paho taking its PUBLISH; ``core_wake_ms`` and
 ``core_wake_cpu_ms``, each batch of the core, wall and CPU time (a wall time
 far above the CPU time is the thread waiting for a core or the interpreter
 lock); ``core_gap_ms`` between batches; ``core_journal_write_ms``, the core's
-writes of journal lines. One JSON object per configuration on stdout;
-progress on stderr.
+writes of journal lines; ``journal_sync_ms``, every fsync. Each probe's
+latency split in three: ``to_read_ms`` (written until the daemon's loop read
+it), inside, ``to_subscriber_ms`` (paho, mosquitto, the subscriber); the
+core's stalls around the slowest probes (stderr); the CPU of the rig
+(``bench_cpu_cores``) and of mosquitto, and per daemon thread its CPU and
+its time runnable but waiting for a CPU (``daemon_threads_cpu_wait_ms``);
+the collector's periodic full pass, timed at the end (``collector_full_pass``).
+One JSON object per configuration on stdout; progress on stderr.
 """
 
 from __future__ import annotations
