@@ -491,10 +491,12 @@ class Engine:
     def _seed_positions(self, hands: dict[str, tuple[str, ...]], t: int) -> None:
         """Cards of a known deal that no reader has reported yet are in their hands:
         a reading of one of them at another seat is then a conflict, not a move."""
+        pos = self.tracker.pos
         for seat, cards in hands.items():
+            held = Position(seat, "hand", "down", "unknown", None, t)  # (frozen: one a seat)
             for card in cards:
-                if card not in self.tracker.pos:
-                    self.tracker.pos[card] = Position(seat, "hand", "down", "unknown", None, t)
+                if card not in pos:
+                    pos[card] = held
 
     def _deal_complete(self) -> bool:
         b = self.b
@@ -1134,7 +1136,8 @@ class Engine:
         if self._quitting is not None:
             self._quit()
         if not self._leaving:
-            self._close(self.incidents.take_all())
+            if self.incidents.groups:
+                self._close(self.incidents.take_all())
             return
         items: list[tuple[int, int, Group | Observe]] = [
             (g.first_t, 0, g) for g in self.incidents.take_all()]
