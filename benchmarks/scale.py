@@ -202,8 +202,16 @@ class Load:
             return self.benign(r)
 
 
+def renice_self(nice: int) -> None:
+    """Every thread of this process (the simulated readers) at ``nice``: Linux keeps a
+    nice value per thread, and threads made later inherit it from the one making them."""
+    for tid in os.listdir("/proc/self/task"):
+        os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+
+
 def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdir: Path,
-               idle_kib: int, rng: random.Random, heartbeats: str = "together") -> dict[str, Any]:
+               idle_kib: int, rng: random.Random, heartbeats: str = "together",
+               rig_nice: int = 0) -> dict[str, Any]:
     tables = [str(i + 1) for i in range(n_readers // 4)]
     # paho waits on its socket with select(), which takes descriptors below 1024
     # only: the subscriber connects before hundreds of ptys are opened here.
@@ -216,7 +224,11 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
     daemon = DaemonChild(conf, workdir / "daemon.log")
     pool = ReaderPool(list(readers.values()), spread=heartbeats == "spread")
     try:
+        if rig_nice:
+            renice_self(rig_nice)
         pool.start_sessions(30)
+        if rig_nice:
+            renice_self(rig_nice)
         commands = 0
         for t in tables:
             start_board(daemon, t, 1)
@@ -350,6 +362,10 @@ def main() -> int:
     ap.add_argument("--data-dir", default=None,
                     help="where journals and outboxes go (default: a temporary directory "
                          "on the working disk; /dev/shm takes the disk out)")
+    ap.add_argument("--rig-nice", type=int, default=0,
+                    help="run the simulated readers (this process, started after the daemon, "
+                         "broker and subscriber) at this nice value: on a machine they share "
+                         "with the daemon, real readers being hardware of their own")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="ts-scale-") as tmp:
@@ -362,7 +378,7 @@ def main() -> int:
                     with tempfile.TemporaryDirectory(prefix=f"ts-{n}-",
                                                      dir=args.data_dir or tmp) as d:
                         r = run_config(n, mode, args.seconds, broker, Path(d), idle, rng,
-                                       args.heartbeats)
+                                       args.heartbeats, args.rig_nice)
                     r["idle_rss_mib"] = round(idle / 1024, 1)
                     print(json.dumps(r), flush=True)
                     log(f"  -> {r}")
