@@ -235,19 +235,15 @@ class _Table(_Sim):
     def choose(self, seat: str, led: str | None) -> str:
         """The card a player at a club table would play: what he owes first."""
         legal = self.legal(seat, led)
-        # a suit the declarer called for this lead comes first: a card owed (exposed,
-        # liable to be called) of another suit waits (led against the call, it would be a
-        # failure to comply)
-        want = self.lead_call.get(side(seat)) if led is None else None
-        suited = [c for c in legal if suit(c) == want]
-        for c in self.owed[seat]:
-            if c in legal and (not suited or c in suited):
-                if led is None:
-                    self.lead_call.pop(side(seat), None)
-                return c
         if led is None:
-            self.lead_call.pop(side(seat), None)
-            legal = suited or legal
+            # a suit the declarer called for this lead comes first: a card owed (exposed,
+            # liable to be called) of another suit waits (led against the call, it would
+            # be a failure to comply)
+            want = self.lead_call.pop(side(seat), None)
+            legal = [c for c in legal if suit(c) == want] or legal
+        for c in self.owed[seat]:
+            if c in legal:
+                return c
         return legal[-1] if self.rng.random() < 0.5 else legal[0]
 
     def take(self, seat: str, card: str) -> None:

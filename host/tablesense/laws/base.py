@@ -152,6 +152,26 @@ class LawCode:
         """Does answering ``r`` with ``option`` close it for further decides?"""
         return r.kind in ONE_ANSWER
 
+    # Who may take back a card played after a revoke corrected in the trick: the
+    # non-offending side (2017 Law 62C1), or (the old codes' Law 94) everyone.
+    either_side_after_revoke: ClassVar[bool] = False
+
+    def revoke_taken_back(self, tv: TableView, seat: str, card: str, t: int) -> bool:
+        """``seat`` took back ``card``, his revoke in this trick (the code rules on the
+        correction): withdrawn, and those who played after him may take theirs back
+        (``Obligations.after_revoke``). False: not a revoke of his, or not withdrawn."""
+        b = tv.b
+        rev = tv.ob.revokes.get(seat)
+        if rev is None or rev[0] != card:
+            return False
+        after = played_after(b, seat, card)
+        if not tv.do(TakeBack(seat, card), t):
+            return False
+        del tv.ob.revokes[seat]
+        tv.ob.after_revoke = (trick_no(b), {s for s in after if self.either_side_after_revoke
+                                            or side(s) != side(seat)})
+        return True
+
     def observed(self, tv: TableView, o: Observe, prev: Position | None) -> None:
         """Every observation, after the tracker has recorded it (before any incident).
         Only when ``observes``: a code that overrides this hook says so by doing it."""

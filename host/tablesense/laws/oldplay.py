@@ -21,10 +21,8 @@ from tablesense.laws.answers import Answers
 from tablesense.laws.base import (
     cards_text,
     name,
-    played_after,
     suit_name,
     took_back_after_revoke,
-    trick_no,
 )
 from tablesense.laws.calls import Loot, pre_role, state
 
@@ -45,6 +43,9 @@ class OldPlay(Answers):
     dummy_down_on_any_lead: ClassVar[bool] = True  # L62 "whether in or out of turn"
     simultaneous_lead_rule: ClassVar[bool] = False  # auction-1929 (8)
     hands_abandoned: ClassVar[bool] = True  # L77
+    # L94: "any player or players who have played after him may withdraw their cards and
+    # substitute others"
+    either_side_after_revoke: ClassVar[bool] = True
 
     def is_dealer_side(self, tv: TableView, seat: str) -> bool:
         return pre_role(tv.b, seat) in ("declarer", "dummy")
@@ -158,19 +159,22 @@ class OldPlay(Answers):
         # The others follow the false lead, one of them perhaps before his turn (the
         # table shows who played which card: the trick is still theirs).
         if (loot.dealer and seat == partner(loot.seat) and seat != expected
-                and seat != tv.b.next_to_play() and not loot.followers):
-            # The declarer's other hand played to his own false lead before the second
-            # hand: a premature play by the dealer's side, never penalised; it counts at
-            # its turn once the second hand's play makes the lead stand (Law 81). (When
-            # that hand is the one to lead, his card is his proper lead instead.)
-            self.play_out_of_turn(tv, seat, card, t)
-            return True
+                and not loot.followers):
+            if seat != tv.b.next_to_play():
+                # The declarer's other hand played to his own false lead before the
+                # second hand: a premature play by the dealer's side, never penalised; it
+                # counts at its turn once the second hand's play makes the lead stand
+                # (Law 81).
+                self.play_out_of_turn(tv, seat, card, t)
+                return True
+            # That hand is the one to lead: his card is his proper lead, unless the
+            # second hand plays to the false lead next (false_lead_stood).
+            state(tv).loot, state(tv).set_aside = None, loot
+            return False
         if seat == loot.seat or any(s == seat for s, _ in loot.followers) or (
                 loot.dealer and seat != expected):
             state(tv).loot = None  # the false lead was abandoned
-            if loot.dealer and seat == partner(loot.seat) and not loot.followers:
-                state(tv).set_aside = loot  # his other hand led: unless the second hand
-            return False                    # plays to the false lead next
+            return False
         loot.followers.append((seat, card))
         loot.followers.sort(key=lambda f: (SEATS.index(f[0]) - SEATS.index(loot.seat)) % 4)
         if loot.dealer or len(loot.followers) == 3:
@@ -299,21 +303,13 @@ class OldPlay(Answers):
             self.lead_faced(tv)  # a card is led: dummy goes down (L62)
 
     def withdrawn(self, tv: TableView, o: Observe) -> None:
-        b = tv.b
         seat, card = o.seat, o.card
         st = state(tv)
         if self.correct_late(tv, seat, card):
             return
-        rev = tv.ob.revokes.get(seat)
-        if rev is not None and rev[0] == card:
-            after = played_after(b, seat, card)
-            if tv.do(TakeBack(seat, card), o.t):
-                del tv.ob.revokes[seat]
-                # L94: "any player or players who have played after him may withdraw
-                # their cards and substitute others"
-                tv.ob.after_revoke = (trick_no(b), set(after))
-                self.renounce_corrected(tv, seat, card, o.t)
-                return
+        if self.revoke_taken_back(tv, seat, card, o.t):
+            self.renounce_corrected(tv, seat, card, o.t)
+            return
         if took_back_after_revoke(tv, seat, card, o.t):
             return
         if st.loot is not None and st.loot.seat == seat and st.loot.card == card:

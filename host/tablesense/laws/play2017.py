@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Set
 from typing import TYPE_CHECKING
 
-from tablesense.cards import is_honour, lho, partner, rank_value, side, suit
+from tablesense.cards import is_honour, lho, partner, rank_value, suit
 from tablesense.engine.effects import (
     AcceptLead,
     Answered,
@@ -30,10 +30,8 @@ from tablesense.laws.base import (
     LawCode,
     cards_text,
     name,
-    played_after,
     suit_name,
     took_back_after_revoke,
-    trick_no,
 )
 
 if TYPE_CHECKING:
@@ -411,16 +409,11 @@ class Play2017(LawCode):
     def withdrawn(self, tv: TableView, o: Observe) -> None:
         b = tv.b
         seat, card = o.seat, o.card
-        rev = tv.ob.revokes.get(seat)
-        if rev is not None and rev[0] == card:
-            after = played_after(b, seat, card)
-            if tv.do(TakeBack(seat, card), o.t):
-                del tv.ob.revokes[seat]
-                # Law 62C1: "each member of the non-offending side may withdraw any card
-                # he played after the revoke but before attention was drawn to it"
-                tv.ob.after_revoke = (trick_no(b), {s for s in after if side(s) != side(seat)})
-                self.revoke_corrected(tv, seat, card, o.t)
-                return
+        # Law 62C1: "each member of the non-offending side may withdraw any card he
+        # played after the revoke but before attention was drawn to it"
+        if self.revoke_taken_back(tv, seat, card, o.t):
+            self.revoke_corrected(tv, seat, card, o.t)
+            return
         if took_back_after_revoke(tv, seat, card, o.t):
             return
         p = next((p for p in tv.ob.pending if p.kind == "together" and p.seat == seat
