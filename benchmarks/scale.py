@@ -224,11 +224,9 @@ def run_config(n_readers: int, mode: str, seconds: float, broker: Broker, workdi
     daemon = DaemonChild(conf, workdir / "daemon.log")
     pool = ReaderPool(list(readers.values()), spread=heartbeats == "spread")
     try:
-        if rig_nice:
+        if rig_nice:  # the pool's thread and this one (the load's writer is made later)
             renice_self(rig_nice)
         pool.start_sessions(30)
-        if rig_nice:
-            renice_self(rig_nice)
         commands = 0
         for t in tables:
             start_board(daemon, t, 1)
