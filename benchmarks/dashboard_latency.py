@@ -47,7 +47,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from tablesense.daemon.config import parse_config
 from tablesense.daemon.core import Daemon
-from tablesense.robots import deal
+from tablesense.sim.robots import deal
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",

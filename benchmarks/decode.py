@@ -18,7 +18,7 @@ import statistics
 import time
 
 from tablesense.daemon.fastwire import FastDecoder
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 CARDS = ("SA", "HK", "D2", "C9", "ST")
 

@@ -48,13 +48,13 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from tablesense.contract.events import Event, Observe
+from tablesense.contract.journal import parse_lines
+from tablesense.documents.replay import replay_lines
 from tablesense.engine import Engine, Ruling
 from tablesense.engine.tracker import Position
-from tablesense.events import Event, Observe
-from tablesense.journal import parse_lines
 from tablesense.laws import CODES
-from tablesense.replay import replay_lines
-from tablesense.robots import MISHAPS, Board
+from tablesense.sim.robots import MISHAPS, Board
 
 
 def journal_lines(boards: int, seed: int) -> Iterator[str]:

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tablesense.board import place_shared
+from tablesense.firmware.build import place_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 VM = Path(sys.executable).parent / "micropython"

@@ -2,7 +2,7 @@
 
     MICROPYPATH=firmware:DIR micropython benchmarks/firmware_vm.py [frames]
 
-(DIR: filled by the build step, ``python -m tablesense.board DIR``.)
+(DIR: filled by the build step, ``python -m tablesense.firmware.build DIR``.)
 
 Runs the firmware's own ``Reader.send`` (encode, keep for RESEND, write) into
 a null stream, unsigned and signed (the key of ``key.txt``), and the

@@ -36,8 +36,8 @@ from typing import Any
 import atheris  # type: ignore[import-untyped,unused-ignore]
 
 with atheris.instrument_imports():
-    from tablesense.journal import JournalError, parse_lines
-    from tablesense.wire import codec
+    from tablesense.contract.journal import JournalError, parse_lines
+    from tablesense.onboard.wire import codec
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = bytes.fromhex(json.loads((ROOT / "hardware" / "protocol" / "vectors.json").read_text())

@@ -32,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable

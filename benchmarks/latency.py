@@ -63,7 +63,7 @@ from harness import (
     write_config,
 )
 
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 HERE = Path(__file__).resolve().parent
 

@@ -5,7 +5,7 @@
 
 Robot boards (30% with a scripted true exposure: a dropped card, a card shown
 to partner, a lead out of turn) are replayed clean and with each profile's
-noise (tablesense.noise); see tablesense.noise_eval for what is counted.
+noise (tablesense.sim.noise); see tablesense.proving.noise_eval for what is counted.
 ``--sweep`` varies each tracker threshold around its default on the club and
 hostile profiles: the numbers the defaults were chosen from.
 """
@@ -19,8 +19,8 @@ import sys
 import time
 
 from tablesense.engine.sensing import Tuning
-from tablesense.noise import PROFILES, load_profile
-from tablesense.noise_eval import evaluate
+from tablesense.proving.noise_eval import evaluate
+from tablesense.sim.noise import PROFILES, load_profile
 
 SWEEP = {
     "min_dwell_ms": (0, 50, 100, 150, 250),

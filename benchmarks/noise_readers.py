@@ -5,7 +5,7 @@
 
 Where benchmarks/noise.py adds the profile's noise to the observations the
 engine receives, this one adds it *below* the readers, per poll of their
-sensors (tablesense.noise docstring), and lets the readers' own debouncing
+sensors (tablesense.sim.noise docstring), and lets the readers' own debouncing
 and cross-talk rejection deal with it:
 
 * ``python``: the demo's Python camera reader (tablesense.demo.pysim.PySimCore);
@@ -32,7 +32,7 @@ Host steps (board, dealt, calls, decides) go in at their timetable time
 plus ``HOST_DELAY_MS`` (the demo's driver waits for the readers).
 Observations and steps, merged by host time,
 go through the engine; the clean profile's rulings (same readers, same
-timetable) are the reference, compared as tablesense.noise_eval does: a
+timetable) are the reference, compared as tablesense.proving.noise_eval does: a
 noisy penalty/director ruling with no clean twin is false, a clean one with
 no noisy twin is missed, a twin of another kind/options/severity is wrong,
 and the twins' time difference is the added detection latency.
@@ -50,13 +50,13 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from tablesense.contract.events import parse_event
 from tablesense.demo.pysim import SCAN_MS, PySimCore
 from tablesense.demo.schedule import SEATS, Timeline, table_timeline
 from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.engine.incidents import THROWN_MS
-from tablesense.events import parse_event
 from tablesense.laws import CODES
-from tablesense.noise import PROFILES, Profile, load_profile
+from tablesense.sim.noise import PROFILES, Profile, load_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST_DELAY_MS = 150
@@ -71,10 +71,10 @@ Key = tuple[int, str | None, tuple[str, ...]]
 
 def _firmware() -> Any:
     """firmware/sim/vrun.py, imported as the firmware tests do (flat modules, the shared
-    ones placed by the build step, tablesense.board)."""
+    ones placed by the build step, tablesense.firmware.build)."""
     import tempfile
 
-    from tablesense.board import place_shared
+    from tablesense.firmware.build import place_shared
 
     fw = str(ROOT / "firmware")
     if fw not in sys.path:
@@ -120,7 +120,7 @@ def vm_frames(whole: list[Event], seat: str, kind: str, profile: Profile | None,
     import subprocess
     import tempfile
 
-    from tablesense.board import place_shared
+    from tablesense.firmware.build import place_shared
     from tablesense.sim.firmware import find_micropython
 
     with tempfile.TemporaryDirectory(prefix="ts-noise-vm-") as tmp:

@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from noise_readers import vm_frames
 
 from tablesense.demo.schedule import SEATS, table_timeline
-from tablesense.noise import Profile, load_profile
 from tablesense.sim.firmware import expected_timeline
+from tablesense.sim.noise import Profile, load_profile
 
 HOLDS = (0, 50, 100, 150, 250)
 GONES = (150, 250, 400, 600)

@@ -2,7 +2,7 @@
 
     python benchmarks/relay_child.py PORT_URL BROKER_PORT TOPIC [JOURNAL]
 
-Reads the port the way a reader link does (``tablesense.ports``: pyserial,
+Reads the port the way a reader link does (``tablesense.daemon.ports``: pyserial,
 0.05 s timeout, whatever is waiting) and publishes each whole frame (bytes up
 to a 0x00), unchanged, at QoS 1 with paho, the daemon's client: no decoding,
 no journal, no rules, no outbox. Prints ``{"ready": true}`` when connected.
@@ -18,7 +18,7 @@ import threading
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablesense.ports import open_port, read_some
+from tablesense.daemon.ports import open_port, read_some
 
 
 def main(argv: list[str]) -> int:

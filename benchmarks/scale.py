@@ -74,7 +74,7 @@ from harness import (
     write_config,
 )
 
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 LINE_BYTES_PER_S = 115200 // 10  # 8N1
 PROBES_PER_TABLE = 22  # W[1..11] and E[1..11]; E[12] is the lead

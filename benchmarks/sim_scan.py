@@ -23,10 +23,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tablesense.board import place_shared
+from tablesense.firmware.build import place_shared
 
 ROOT = Path(__file__).resolve().parents[1]
-# the firmware imports its shared modules flat, as on the board (tablesense.board)
+# the firmware imports its shared modules flat, as on the board (tablesense.firmware.build)
 sys.path[:0] = [str(ROOT / "firmware"),
                 str(place_shared(Path(tempfile.mkdtemp(prefix="ts-shared-"))))]
 

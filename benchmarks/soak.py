@@ -4,7 +4,7 @@
 
 The daemon (``daemon_child.py``, journals and outbox on the working disk)
 serves 4 simulated readers a table (``harness.SimReader``). Each table plays
-robot boards (``tablesense.robots``, 10% with a mishap: a card dropped face
+robot boards (``tablesense.sim.robots``, 10% with a mishap: a card dropped face
 up, a lead out of turn, a card shown to partner) back to back: commands and
 a trusted ``dealt`` from the table's thread, every card movement from the
 seat's reader. Time runs about four times faster than at a real table: a gap
@@ -46,12 +46,12 @@ from harness import (
     write_config,
 )
 
+from tablesense.contract.journal import JournalError, read_journal
 from tablesense.engine import Engine, EngineError
-from tablesense.journal import JournalError, read_journal
 from tablesense.laws import CODES
-from tablesense.robots import MISHAPS
-from tablesense.robots import Board as RobotBoard
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
+from tablesense.sim.robots import MISHAPS
+from tablesense.sim.robots import Board as RobotBoard
 
 OBSERVE_FIELDS = ("seat", "card", "zone", "face", "level", "seen_by", "conf")
 

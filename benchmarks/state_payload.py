@@ -16,12 +16,12 @@ import random
 import statistics
 import time
 
+from tablesense.contract.events import parse_event
 from tablesense.daemon.tables import dumps
 from tablesense.daemon.view import table_state
 from tablesense.engine import Engine
-from tablesense.events import parse_event
 from tablesense.laws import CODES
-from tablesense.robots import deal
+from tablesense.sim.robots import deal
 
 OLD_KEYS = ("table", "board", "code", "phase", "dealer", "vul", "declarer", "contract",
             "doubled", "turn", "tricks", "trick", "penalty_cards", "obligations", "cards")

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/storm.py --boards 10000
 
-Generates ``--boards`` boards (``tablesense.irregular``), spread evenly over
+Generates ``--boards`` boards (``tablesense.proving.irregular``), spread evenly over
 the five law codes, seeds ``--seed`` .. ``--seed + boards/5 - 1`` under each
 code, replays each one and counts the *storms*: boards whose penalty and
 director rulings exceed 2 x incidents + 3 (issue 13). Prints, per code, the
@@ -14,7 +14,7 @@ of that code).
 
 ``--readers rfid`` (or ``mixed``: three RFID readers and one camera reader,
 its seat by the seed) replays each board as honest readers would report it
-(``tablesense.honest``: ``sim.convert``'s model of the firmware) and counts
+(``tablesense.proving.honest``: ``sim.convert``'s model of the firmware) and counts
 instead the boards with a *false ruling* (a kind the full-truth replay of the
 same board does not make), those that do not end, the storms, and the boards
 with more out-of-step/director rulings than incidents; then the false
@@ -32,9 +32,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from tablesense.honest import READERS, HonestVerdict, judge_honest
-from tablesense.irregular import CODES, IRREGULARITIES, IrregularBoard, irregular_board
-from tablesense.storm import Measured, Verdict, judge
+from tablesense.proving.honest import READERS, HonestVerdict, judge_honest
+from tablesense.proving.irregular import CODES, IRREGULARITIES, IrregularBoard, irregular_board
+from tablesense.proving.storm import Measured, Verdict, judge
 
 V = TypeVar("V", bound=Measured)
 

@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablesense.wire import codec as c
+from tablesense.onboard.wire import codec as c
 
 OUT = Path(__file__).resolve().parent.parent / "hardware" / "protocol" / "vectors.json"
 

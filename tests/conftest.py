@@ -28,11 +28,11 @@ from typing import Any
 
 import pytest
 
-from tablesense.board import place_shared
+from tablesense.firmware.build import place_shared
 
 # The firmware modules run under CPython in some tests; they import the modules they
 # share with the host (``wire``, ``debounce``) flat, as on the board, from the
-# directory the build step fills (tablesense.board).
+# directory the build step fills (tablesense.firmware.build).
 SHARED_DIR = place_shared(Path(tempfile.mkdtemp(prefix="tablesense-shared-")))
 FIRMWARE_DIR = Path(__file__).resolve().parents[1] / "firmware"
 sys.path[:0] = [str(FIRMWARE_DIR), str(SHARED_DIR)]
@@ -246,7 +246,7 @@ def watchers() -> Iterator[Callable[..., Watcher]]:
 
 
 class PtyReader:
-    """A simulated reader behind a real pty: frames made by ``tablesense.wire.codec``.
+    """A simulated reader behind a real pty: frames made by ``tablesense.onboard.wire.codec``.
 
     ``path`` is what the host opens. It keeps every frame it sent (for
     RESEND), numbers them like firmware does (one seq per frame, wrapping),
@@ -260,7 +260,7 @@ class PtyReader:
         import threading
         import tty
 
-        from tablesense.wire import codec
+        from tablesense.onboard.wire import codec
 
         self.codec = codec
         self.reader = reader

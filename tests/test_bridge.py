@@ -23,7 +23,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "journals"
 HANDS = next(json.loads(x)["hands"] for x in

@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from tablesense import catalogue
-from tablesense.vocab import KINDS, OPTIONS
+from tablesense.contract import catalogue
+from tablesense.contract.vocab import KINDS, OPTIONS
 
 STATIC = Path(catalogue.__file__).resolve().parent / "static"
 

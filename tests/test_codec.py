@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tablesense.wire import codec as c
+from tablesense.onboard.wire import codec as c
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "hardware" / "protocol" / "vectors.json").read_text())

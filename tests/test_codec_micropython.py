@@ -1,6 +1,6 @@
 """The same golden vectors under the real MicroPython VM, importing the wire package.
 
-The firmware ships those very files (placed by tablesense.board), so they must
+The firmware ships those very files (placed by tablesense.firmware.build), so they must
 behave identically there. The
 VM runs hardware/protocol/check_vectors.py, which prints its results as JSON.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tablesense.board import place_shared
+from tablesense.firmware.build import place_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "hardware" / "protocol" / "vectors.json"

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablesense.wire import codec as c
+from tablesense.onboard.wire import codec as c
 
 u32 = st.integers(0, 0xFFFFFFFF)
 seats = st.sampled_from(c.SEATS)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tablesense.cli import main
+from tablesense.contract.events import parse_event
 from tablesense.engine import Engine
 from tablesense.engine.errors import InvalidEvent
-from tablesense.events import parse_event
 from tablesense.laws import CODES, find_code
 
 ROOT = Path(__file__).resolve().parent.parent

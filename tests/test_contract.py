@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tablesense import vocab
+from tablesense.contract import vocab
+from tablesense.contract.events import parse_event
+from tablesense.documents.replay import replay_lines
 from tablesense.engine import Ruling
-from tablesense.events import parse_event
-from tablesense.replay import replay_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "docs" / "contract.md"
@@ -122,8 +122,8 @@ def test_out_of_step_is_a_director_matter_never_a_penalty() -> None:
 def test_the_wire_speaks_the_contract_s_words() -> None:
     """The wire package runs on the board, so it cannot import vocab.py (typing): its code
     tables (the index is the byte on the wire) hold the same words."""
-    from tablesense import cards
-    from tablesense.wire import codec
+    from tablesense.contract import cards
+    from tablesense.onboard.wire import codec
 
     assert codec.SEATS == vocab.SEATS == cards.SEATS
     assert set(codec.ZONES) == set(vocab.ZONES)

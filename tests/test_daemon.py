@@ -12,13 +12,13 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from tablesense.contract.events import parse_event
 from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.engine import Engine
 from tablesense.engine.sensing import NOISE_COUNTERS
-from tablesense.events import parse_event
 from tablesense.laws import CODES
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 # the contract's worked example (docs/contract.md, "The example journal")
 EXAMPLE = Path(__file__).parent / "contract" / "minor-penalty-card.jsonl"

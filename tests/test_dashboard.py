@@ -28,7 +28,7 @@ import pytest
 
 from tablesense.daemon.config import parse_config
 from tablesense.daemon.core import Daemon
-from tablesense.robots import deal
+from tablesense.sim.robots import deal
 
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parent.parent

@@ -32,7 +32,7 @@ from tablesense.daemon.api import SESSION_COOKIE
 from tablesense.daemon.config import parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.daemon.web import DashboardServer, PortTaken
-from tablesense.robots import deal
+from tablesense.sim.robots import deal
 from test_dashboard import ARGS, CHROMIUM, OUT, journal, wait, watch
 
 sync_api = pytest.importorskip("playwright.sync_api")

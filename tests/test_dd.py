@@ -1,4 +1,4 @@
-"""Double-dummy analysis of a position (tablesense.dd), with the real DDS solver (endplay)."""
+"""Double-dummy analysis (tablesense.documents.dd), with the real DDS solver (endplay)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from tablesense import dd
+from tablesense.contract.events import parse_event
+from tablesense.documents import dd
 from tablesense.engine import Engine
-from tablesense.events import parse_event
 from tablesense.laws import CODES
 
 pytest.importorskip("endplay", reason="the dd extra is not installed")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tablesense import deck as decks
+from tablesense.contract import decks
 from tablesense.sim.firmware import find_micropython, start_reader
 
 FW = Path(__file__).resolve().parents[1] / "firmware"

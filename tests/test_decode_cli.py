@@ -12,7 +12,7 @@ import tty
 from pathlib import Path
 from typing import IO
 
-from tablesense.wire import codec as c
+from tablesense.onboard.wire import codec as c
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURE = ROOT / "examples" / "capture.bin"

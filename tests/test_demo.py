@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tablesense.contract.events import parse_event
 from tablesense.demo.club import JournalTail
 from tablesense.demo.schedule import (
     HOST_TO_READER_MS,
@@ -31,7 +32,6 @@ from tablesense.demo.schedule import (
     table_timeline,
 )
 from tablesense.engine import Engine
-from tablesense.events import parse_event
 from tablesense.laws import CODES
 
 EXE = str(Path(sys.executable).with_name("tablesense"))

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from tablesense.contract.events import Observe, parse_event
+from tablesense.documents.replay import replay_lines
 from tablesense.engine import Engine, Ruling
-from tablesense.events import Observe, parse_event
 from tablesense.laws import CODES
-from tablesense.replay import replay_lines
 
 sys.path.insert(0, str(Path(__file__).parent / "scenarios"))
 from script import DEAL, Script

@@ -9,10 +9,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tablesense.documents.replay import replay_lines
 from tablesense.engine import Ruling
 from tablesense.laws import CODES
-from tablesense.replay import replay_lines
-from tablesense.robots import MISHAPS, Board
+from tablesense.sim.robots import MISHAPS, Board
 
 
 def journal(seed: int, mishap: str | None = None) -> list[str]:
@@ -117,9 +117,9 @@ def test_valid_but_surprising_events_never_crash_the_engine(
 
 
 def test_deal_inferred_when_each_reader_holds_13() -> None:
+    from tablesense.contract.events import parse_event
     from tablesense.engine import Engine
-    from tablesense.events import parse_event
-    from tablesense.robots import deal
+    from tablesense.sim.robots import deal
 
     hands = deal(random.Random(5))
     eng = Engine(codes=CODES)

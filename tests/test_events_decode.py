@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablesense.cards import ALL_CARDS
-from tablesense.events import (
+from tablesense.contract.cards import ALL_CARDS
+from tablesense.contract.events import (
     CALLS,
     EventError,
     Observe,
@@ -18,7 +18,7 @@ from tablesense.events import (
     fast_event,
     parse_event,
 )
-from tablesense.journal import JournalError, parse_lines
+from tablesense.contract.journal import JournalError, parse_lines
 
 SEATS = ["N", "E", "S", "W"]
 DEAL = {s: list(ALL_CARDS[i::4]) for i, s in enumerate(SEATS)}
@@ -143,7 +143,7 @@ def test_reader_observations_journal_as_the_object_path_does(tmp_path) -> None:
     from tablesense.daemon.outbox import Outbox
     from tablesense.daemon.tables import TableRuntime
     from tablesense.daemon.topics import Topics
-    from tablesense.wire import codec
+    from tablesense.onboard.wire import codec
 
     def runtime(name: str) -> TableRuntime:
         rt = TableRuntime("1", None, JournalWriter(tmp_path / f"{name}.jsonl", "never"),

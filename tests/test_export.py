@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tablesense.documents.export import export_lines, export_text, to_lin, to_pbn
+from tablesense.documents.replay import replay_lines
 from tablesense.engine import Ruling
-from tablesense.export import export_lines, export_text, to_lin, to_pbn
-from tablesense.replay import replay_lines
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "journals"
 MINOR = EXAMPLES / "minor-penalty-card.jsonl"

@@ -1,7 +1,7 @@
 """The hand-written PBN and LIN export read back by another program: endplay's parsers.
 
 docs/dashboard.md ("PBN and LIN: endplay's writers or ours") weighs endplay's
-writers against tablesense.export and keeps ours (they carry the rulings as
+writers against tablesense.documents.export and keeps ours (they carry the rulings as
 comments, irregular boards and no heavy dependency); this checks that what we
 write is what another program reads: the same deals, auctions, plays and
 contracts.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tablesense.export import export_lines, export_text
+from tablesense.documents.export import export_lines, export_text
 
 pytest.importorskip("endplay", reason="the dd extra is not installed")
 from endplay.parsers import lin, pbn

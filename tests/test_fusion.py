@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tablesense.contract.vocab import FACES, LEVELS, SEATS, ZONES
 from tablesense.engine.fusion import CardFusion, Reading
-from tablesense.vocab import FACES, LEVELS, SEATS, ZONES
 
 OTHERS = ("E", "S", "W")
 

@@ -17,10 +17,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tablesense.contract.events import EVENT_TYPES
+from tablesense.contract.journal import SKIPPED_TYPES, JournalError, parse_lines
 from tablesense.daemon.sequence import Sequencer
-from tablesense.events import EVENT_TYPES
-from tablesense.journal import SKIPPED_TYPES, JournalError, parse_lines
-from tablesense.wire import codec as c
+from tablesense.onboard.wire import codec as c
 from test_codec_props import MESSAGES
 
 KEY = bytes(range(32))

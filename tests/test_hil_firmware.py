@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from tablesense.onboard.wire import codec
 from tablesense.sim.firmware import (
     SimReader,
     expected_observations,
     find_micropython,
     start_reader,
 )
-from tablesense.wire import codec
 
 try:
-    from tablesense.ports import open_port
+    from tablesense.daemon.ports import open_port
 except ImportError:  # pragma: no cover - before ports.py landed
     import serial
 

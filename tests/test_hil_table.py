@@ -22,7 +22,7 @@ import pytest
 
 from tablesense.daemon.config import Config, parse_config
 from tablesense.daemon.core import Daemon
-from tablesense.replay import replay_file
+from tablesense.documents.replay import replay_file
 from tablesense.sim.convert import plan_from_journal
 from tablesense.sim.firmware import find_micropython
 from tablesense.sim.table import SimTable

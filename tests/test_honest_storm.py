@@ -1,8 +1,8 @@
 """Issue 13: the engine never invents with honest readers, on random irregular boards.
 
-The storm property's boards (``tablesense.irregular``: one or two random
+The storm property's boards (``tablesense.proving.irregular``: one or two random
 irregularities, all five codes) as honest readers report them
-(``tablesense.honest``: ``sim.convert``'s model; four RFID readers, or three and
+(``tablesense.proving.honest``: ``sim.convert``'s model; four RFID readers, or three and
 a camera reader): no ruling of a kind the full-truth replay of the board does
 not make, at most one out-of-step/director ruling per incident, and the board
 ends. 100 boards of each reader set a run (about 2 s); ``benchmarks/storm.py
@@ -16,8 +16,8 @@ from __future__ import annotations
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from tablesense.honest import READERS, judge_honest
-from tablesense.irregular import CODES, irregular_board
+from tablesense.proving.honest import READERS, judge_honest
+from tablesense.proving.irregular import CODES, irregular_board
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None,

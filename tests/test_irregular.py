@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tablesense.events import parse_event
-from tablesense.irregular import CODES, INCIDENTS, IRREGULARITIES, irregular_board
-from tablesense.storm import judge, render
-from tablesense.vocab import SEATS
+from tablesense.contract.events import parse_event
+from tablesense.contract.vocab import SEATS
+from tablesense.proving.irregular import CODES, INCIDENTS, IRREGULARITIES, irregular_board
+from tablesense.proving.storm import judge, render
 
 
 def test_deterministic_per_seed_and_varied_across_seeds() -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 REPO = Path(__file__).resolve().parent.parent
 CAMERA_ONLY = ("numpy", "cv2", "PIL", "onnxruntime")

@@ -13,7 +13,7 @@ import pytest
 
 from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
 from tablesense.daemon.sequence import Sequencer
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 FAST = LinkSettings(heartbeat_timeout_ms=400, backoff_initial_ms=20, backoff_max_ms=200,
                     resend_timeout_ms=150, health_interval_ms=100)

@@ -20,7 +20,7 @@ from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.tables import TableRuntime
 from tablesense.daemon.topics import Topics
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 DECK = [s + r for s in "SHDC" for r in "AKQJT98765432"]
 HANDS = {seat: DECK[i::4] for i, seat in enumerate("NESW")}

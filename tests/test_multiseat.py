@@ -12,7 +12,7 @@ import pytest
 from tablesense.daemon.config import ConfigError, parse_config
 from tablesense.daemon.core import Daemon, observed_seat
 from tablesense.daemon.link import LinkMessage
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 
 def _cfg(readers: dict[str, Any], tmp_path: Path, port: int = 1883) -> Any:

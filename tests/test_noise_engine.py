@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from tablesense.contract.events import parse_event
 from tablesense.engine import Engine, Ruling
 from tablesense.engine.sensing import Tuning
-from tablesense.events import parse_event
 from tablesense.laws import CODES
 
 sys.path.insert(0, str(Path(__file__).parent / "scenarios"))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tablesense.noise import PROFILES, ProfileError, load_profile
-from tablesense.noise_eval import evaluate
+from tablesense.proving.noise_eval import evaluate
+from tablesense.sim.noise import PROFILES, ProfileError, load_profile
 
 
 def test_shipped_profiles_load() -> None:

@@ -1,7 +1,7 @@
 """Noisy readers end to end (bounded, loopback only).
 
 The Python camera readers of the demo sense a board through the club noise
-profile at the poll level (tablesense.pollnoise.Noise: missed reads, boundary
+profile at the poll level (tablesense.onboard.pollnoise.Noise: missed reads, boundary
 flicker, sorted hands, misrecognised and neighbours' cards, a wire that
 delays and corrupts frames) and debounce it as the firmware does; the daemon
 (in-process, the demo's embedded broker) must rule exactly what the clean
@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
+from tablesense.contract.events import parse_event
 from tablesense.demo.club import Club, DemoOptions
 from tablesense.demo.pysim import PySimReader
 from tablesense.demo.schedule import Step, Timeline, table_timeline
 from tablesense.engine import Engine
-from tablesense.events import parse_event
 from tablesense.laws import CODES
 
 EXE = str(Path(sys.executable).with_name("tablesense"))

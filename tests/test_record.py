@@ -8,8 +8,8 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from tablesense import record, report
-from tablesense.replay import replay_lines
+from tablesense.documents import record, report
+from tablesense.documents.replay import replay_lines
 
 REPO = Path(__file__).resolve().parent.parent
 JOURNALS = REPO / "examples" / "journals"

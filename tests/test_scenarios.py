@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tablesense.documents.replay import replay_lines
 from tablesense.engine import Ruling
-from tablesense.replay import replay_lines
 
 HERE = Path(__file__).parent
 SCENARIOS = sorted(p for p in (HERE / "scenarios").glob("*/*.jsonl")

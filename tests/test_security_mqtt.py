@@ -152,7 +152,7 @@ def test_commands_carry_the_senders_login_into_the_journal(mosquitto, tmp_path: 
         assert j[2]["field"] == "seat"
         assert director.wait(lambda m: sum(t == "tablesense/1/cmd/response" for t, _ in m) >= 3)
         # replay reads the journal with its "by" fields as any other
-        from tablesense.journal import read_journal
+        from tablesense.contract.journal import read_journal
 
         items = list(read_journal(str(tmp_path / "journal" / "1.jsonl")))
         assert [type(e).__name__ for _, e in items] == ["BoardStart", "Setup"]

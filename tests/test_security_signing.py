@@ -30,10 +30,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PtyReader
-from tablesense.board import place_shared
 from tablesense.daemon.config import ConfigError, parse_config
 from tablesense.daemon.link import LinkMessage, ReaderLink, ReplayWindow, host_stamp
-from tablesense.wire import codec as c
+from tablesense.firmware.build import place_shared
+from tablesense.onboard.wire import codec as c
 from test_codec_props import MESSAGES
 from test_link import FAST, Collector, until
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tablesense.replay import replay_lines
+from tablesense.documents.replay import replay_lines
 from tablesense.sim.convert import needs_camera, plan_from_journal
 from tablesense.sim.firmware import load_scenario
 

@@ -1,6 +1,6 @@
 """Issue 13's property: one irregularity, one ruling, on every board.
 
-Boards with one or two random irregularities (``tablesense.irregular``) under
+Boards with one or two random irregularities (``tablesense.proving.irregular``) under
 all five codes, replayed through the engine: penalty + director rulings <=
 2 x incidents + 3, none of a kind that none of the board's irregularities
 gives, the board ends (13 tricks or a claim), and the journal replays to the
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from tablesense.irregular import CODES, irregular_board
-from tablesense.storm import judge, render
+from tablesense.proving.irregular import CODES, irregular_board
+from tablesense.proving.storm import judge, render
 
 
 @settings(max_examples=500, deadline=None, derandomize=True, database=None,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from tablesense.contract.events import parse_event
 from tablesense.daemon.view import card_key, table_state
 from tablesense.engine import Engine
-from tablesense.events import parse_event
 from tablesense.laws import CODES
-from tablesense.robots import deal
+from tablesense.sim.robots import deal
 
 
 def run(events: list[dict[str, Any]]) -> Engine:

@@ -2,7 +2,7 @@
 
     MICROPYPATH=firmware:DIR:.frozen micropython firmware/sim/bench.py [scans]
 
-(DIR: the shared modules, placed by ``python -m tablesense.board DIR``.)
+(DIR: the shared modules, placed by ``python -m tablesense.firmware.build DIR``.)
 
 Prints ``scan_ms=<ms a scan> frames=<RF frames a scan> spi=<SPI transfers a scan>``:
 what the sim's Python costs per scan on this machine, and the RF/SPI work a

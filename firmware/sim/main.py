@@ -7,7 +7,7 @@
         [--chip-version 0x92]
 
 ``--noise``: a JSON object of poll-level noise rates (the host's
-``tablesense.noise.Profile.poll_level()``; sim/noise.py) applied under the
+``tablesense.sim.noise.Profile.poll_level()``; sim/noise.py) applied under the
 firmware: the world's tags, the camera and the wire. Cross-talk reads the
 neighbouring seats' lines of the same scenario file. ``--stats`` prints the
 scan count, the noise injected and the firmware's suppressions to stderr.
@@ -20,7 +20,7 @@ frames still carry the reader's own clock.
 Frames go to stdout and host frames are read from stdin: the launcher
 (host/tablesense/sim/firmware.py) makes both the master side of a pty, whose
 slave the host opens as a serial port. ``sys.path`` must hold firmware/ and
-the directory the build step filled with the shared modules (tablesense.board).
+the directory the build step filled with the shared modules (tablesense.firmware.build).
 
 ``--antennas``: the zones of the seat's antennas; ``--chip``: the table build's
 PN5180 (default: sim/pn5180_chip.py, one chip, its antennas behind the multiplexer,

@@ -8,7 +8,7 @@ simulate the RF: for benchmarks and tests, in CPython or in the VM::
     MICROPYPATH=firmware:DIR micropython firmware/sim/vrun.py \\
         --seat N --scenario s.jsonl [--kind rfid] [--noise n.json --noise-seed 1]
 
-(DIR: the shared modules, placed by ``python -m tablesense.board DIR``.)
+(DIR: the shared modules, placed by ``python -m tablesense.firmware.build DIR``.)
 
 prints one JSON line per OBSERVE frame the reader sent: ``{"rt": reader ms,
 ...fields}`` (and a last line ``{"stats": ...}``). ``run()`` returns the same.

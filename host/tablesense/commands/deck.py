@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tablesense import deck as decks
-from tablesense.ports import open_port
-from tablesense.wire import codec
+from tablesense.contract import decks
+from tablesense.daemon.ports import open_port
+from tablesense.onboard.wire import codec
 
 RETRY_S = 1.0
 

@@ -1,6 +1,6 @@
 """``tablesense decode FILE|PORT_URL``: the table builder's sniffer.
 
-Decodes reader<->host frames (wire protocol v1, ``tablesense.wire.codec``) from a
+Decodes reader<->host frames (wire protocol v1, ``tablesense.onboard.wire.codec``) from a
 capture file of raw bytes, standard input (``-``), or a live port given as
 any pyserial URL (``/dev/ttyACM0``, ``/dev/pts/3``, ``socket://host:port``,
 ``loop://``, ``spy://...``). Each message goes to stdout as one JSON line;
@@ -23,8 +23,8 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from tablesense.ports import DEFAULT_BAUDRATE, PortError, open_port, read_some
-from tablesense.wire.codec import Decoder, Frame, RemoteProtocolError
+from tablesense.daemon.ports import DEFAULT_BAUDRATE, PortError, open_port, read_some
+from tablesense.onboard.wire.codec import Decoder, Frame, RemoteProtocolError
 
 CHUNK = 65536
 

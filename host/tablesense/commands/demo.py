@@ -57,7 +57,7 @@ def register(subparsers: Any) -> None:
                    help="share of boards with a robot's mishap (default 0.5)")
     p.add_argument("--noise", default="clean", metavar="PROFILE",
                    help="the readers sense the play through this noise profile: clean "
-                        "(default), club, hostile or a TOML file (tablesense.noise); the "
+                        "(default), club, hostile or a TOML file (tablesense.sim.noise); the "
                         "summary adds the glitches the host suppressed, per seat. At a high "
                         "--speed the next play can come before a reader has settled the "
                         "last one (a card quitted across a zone boundary, up to 0.45 s): "

@@ -1,7 +1,7 @@
 """``tablesense export FILE --format pbn|lin [-o OUT]``: a journal's boards as a hand record.
 
 Every board of the journal, with its deal, auction, play, result and rulings
-(as comments), in PBN 2.1 or BBO LIN (see :mod:`tablesense.export`). Like
+(as comments), in PBN 2.1 or BBO LIN (see :mod:`tablesense.documents.export`). Like
 ``replay``, an invalid line is reported on standard error with its line number
 and the export goes on; the status is 0 when the journal was read to the end.
 """
@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from tablesense import vocab
+from tablesense.contract import vocab
 
 SEATS: tuple[str, ...] = vocab.SEATS
 
@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tablesense.export import Meta, export_text
+    from tablesense.documents.export import Meta, export_text
     from tablesense.laws import code_error
 
     if (error := code_error(args.code)) is not None:

@@ -17,8 +17,8 @@ import sys
 import time
 from typing import Any
 
-from tablesense.ports import open_port
-from tablesense.wire import codec
+from tablesense.daemon.ports import open_port
+from tablesense.onboard.wire import codec
 
 
 def register(subparsers: Any) -> None:

@@ -1,6 +1,6 @@
 """``tablesense record JOURNAL... [--format html|json] [-q WORDS] [--table T] [--board N]``.
 
-The director's record (tablesense.record) of finished journals: every
+The director's record (tablesense.documents.record) of finished journals: every
 ruling, with the decisions and notes journaled about it, who sent them and
 when, per board and playing evening; as a printable HTML report (the
 stylesheet inline, ready to print to PDF) or as JSON. Each board is
@@ -35,7 +35,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tablesense import record, report
+    from tablesense.documents import record, report
     from tablesense.laws import code_error
 
     if (error := code_error(args.code)) is not None:

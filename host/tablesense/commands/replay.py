@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from tablesense.replay import replay_lines
+from tablesense.documents.replay import replay_lines
 
 
 def register(sub: Any) -> None:

@@ -1,12 +1,12 @@
 """The dashboard's documents beside the static page (daemon/web.py routes).
 
-- ``/catalogue.json``: the kinds and options (tablesense.catalogue);
+- ``/catalogue.json``: the kinds and options (tablesense.contract.catalogue);
 - ``/record.json`` and ``/report.html``: the director's record of every
-  ruling and decision, made from the tables' journals (tablesense.record,
-  tablesense.report); parameters ``q`` (words, all present), ``table``,
+  ruling and decision, made from the tables' journals (tablesense.documents.record,
+  tablesense.documents.report); parameters ``q`` (words, all present), ``table``,
   ``board``, ``evening`` (YYYY-MM-DD) narrow it;
 - ``/dd.json?table=T``: the double-dummy analysis of the table's current
-  position (tablesense.dd), from the state the daemon last published;
+  position (tablesense.documents.dd), from the state the daemon last published;
 - ``/session``: the page hands over its broker login (HTTP Basic) once it
   has connected; the daemon asks the broker (daemon/mqtt.py
   ``broker_login``) and answers with a session cookie (HttpOnly,
@@ -36,10 +36,11 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tablesense import catalogue, dd, record, report
+from tablesense.contract import catalogue
 from tablesense.daemon.journal_writer import journal_path
 from tablesense.daemon.mqtt import broker_login
 from tablesense.daemon.web import Request, Response, Route, json_response
+from tablesense.documents import dd, record, report
 
 if TYPE_CHECKING:
     from tablesense.daemon.core import Daemon

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablesense import vocab
+from tablesense.contract import vocab
 from tablesense.engine.sensing import Tuning
 
 CONFIG_VERSION = 1

@@ -46,7 +46,7 @@ from tablesense.daemon.topics import Topics
 from tablesense.daemon.usb import SerialNumberResolver
 from tablesense.daemon.view import table_state
 from tablesense.daemon.web import DashboardServer, dashboard_settings
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 log = logging.getLogger("tablesense.daemon")
 # How often the core lets time close incidents (Engine.tick): a "dropped card"

@@ -1,4 +1,4 @@
-"""The host's frame decoder: :class:`tablesense.wire.codec.Decoder`, quicker on CPython.
+"""The host's frame decoder: :class:`tablesense.onboard.wire.codec.Decoder`, quicker on CPython.
 
 The wire codec is shared with the reader firmware, so it keeps to what
 MicroPython runs, and it decodes a frame field by field from the message
@@ -14,7 +14,7 @@ the codec's own. The codec stays the reference: ``tests/test_fastwire.py``
 checks that both give the same frames, errors and counters on every golden
 vector and on random streams.
 
->>> from tablesense.wire import codec
+>>> from tablesense.onboard.wire import codec
 >>> wire = codec.encode(codec.OBSERVE, {"seat": "N", "card": "SA", "zone": "hand",
 ...                     "face": "down", "level": "at", "t": 9}, reader=1, seq=4)
 >>> d = FastDecoder()
@@ -28,7 +28,7 @@ import struct
 from binascii import crc32
 from typing import Any
 
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 _OBSERVE = struct.Struct("<BBBBBBI")
 _HEARTBEAT = struct.Struct("<IIII")
@@ -46,7 +46,7 @@ _INCOMPAT, _SEEN_KNOWN, _NO_CONF = codec.INCOMPAT_MASK, codec.SEEN_KNOWN, codec.
 
 def unstuff(chunk: bytes) -> bytes | None:
     """COBS-decode ``chunk`` (the bytes between two 0x00, so none of them 0x00);
-    None where :func:`~tablesense.wire.framing.cobs_decode` raises."""
+    None where :func:`~tablesense.onboard.wire.framing.cobs_decode` raises."""
     n = len(chunk)
     parts = []
     i = 0
@@ -64,7 +64,7 @@ def unstuff(chunk: bytes) -> bytes | None:
 
 
 class FastDecoder(codec.Decoder):
-    """A :class:`~tablesense.wire.codec.Decoder` (same arguments, same results)."""
+    """A :class:`~tablesense.onboard.wire.codec.Decoder` (same arguments, same results)."""
 
     def feed(self, data: bytes) -> list[codec.Frame | codec.RemoteProtocolError]:
         if self.key is not None:  # signed links: the codec checks every MAC

@@ -1,6 +1,6 @@
 """One reader link: owns one port, served by the links' loop; never gives up on a reader.
 
-The link opens its port (``tablesense.ports.open_port``, so any pyserial URL),
+The link opens its port (``tablesense.daemon.ports.open_port``, so any pyserial URL),
 decodes frames, answers the reader's ``HELLO`` with ``CONFIG`` (its seat
 from the daemon's config, resent until the reader ACKs it), sends cumulative
 ``ACK`` for what it delivered (hardware/protocol.md sections 4-5), puts frames
@@ -47,12 +47,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
-from tablesense import vocab
+from tablesense.contract import vocab
 from tablesense.daemon.fastwire import FastDecoder
+from tablesense.daemon.ports import Port, PortError, open_port, port_fileno, read_ready
 from tablesense.daemon.sequence import Sequencer
 from tablesense.daemon.trust import trusted
-from tablesense.ports import Port, PortError, open_port, port_fileno, read_ready
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 if TYPE_CHECKING:
     from tablesense.daemon.loop import LinkLoop

@@ -23,7 +23,7 @@ daemon core in sequence order, exactly once:
   the engine would see the table's cards in the wrong order). One such ask
   until a frame arrives: a burst of line noise makes one RESEND.
 
->>> from tablesense.wire import codec
+>>> from tablesense.onboard.wire import codec
 >>> s = Sequencer(resend_timeout_ms=500)
 >>> f = lambda n: codec.Frame(codec.HEARTBEAT, {}, seq=n)
 >>> [x.seq for x, t in s.accept(codec.Frame(codec.HELLO, {}, seq=65534), 0)]
@@ -38,7 +38,7 @@ daemon core in sequence order, exactly once:
 
 from __future__ import annotations
 
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 
 class Sequencer:

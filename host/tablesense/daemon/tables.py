@@ -38,14 +38,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from tablesense.cards import ALL_CARDS, SEATS
-from tablesense.daemon.journal_writer import JournalWriter
-from tablesense.daemon.outbox import Outbox
-from tablesense.daemon.syncer import Syncer
-from tablesense.daemon.topics import Topics
-from tablesense.engine import Engine, EngineError, Ruling
-from tablesense.engine.sensing import Tuning
-from tablesense.events import (
+from tablesense.contract.cards import ALL_CARDS, SEATS
+from tablesense.contract.events import (
     COMMAND_TYPES,
     EVENT_TYPES,
     FACES,
@@ -56,9 +50,15 @@ from tablesense.events import (
     Observe,
     parse_event,
 )
-from tablesense.journal import JournalError, read_journal
+from tablesense.contract.journal import JournalError, read_journal
+from tablesense.contract.vocab import Kind, Severity
+from tablesense.daemon.journal_writer import JournalWriter
+from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.syncer import Syncer
+from tablesense.daemon.topics import Topics
+from tablesense.engine import Engine, EngineError, Ruling
+from tablesense.engine.sensing import Tuning
 from tablesense.laws import CODES
-from tablesense.vocab import Kind, Severity
 
 log = logging.getLogger("tablesense.table")
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tablesense.wire import codec
+from tablesense.onboard.wire import codec
 
 ZONE_BITS = ("hand", "table", "trick")
 

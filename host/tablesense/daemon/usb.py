@@ -5,7 +5,7 @@ serial number, and the port URL is looked up again at every (re)open, since
 ``/dev/ttyACM0`` today may be ``/dev/ttyACM3`` after a replug.
 
 This module only *lists* ports (``serial.tools.list_ports``); opening them is
-:mod:`tablesense.ports`' job. The USB reset uses pyusb when it is importable
+:mod:`tablesense.daemon.ports`' job. The USB reset uses pyusb when it is importable
 and the process may touch the device; it is best effort and says whether it
 did anything.
 """

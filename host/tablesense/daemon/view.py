@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablesense.catalogue import kind_entry
-from tablesense.vocab import SEATS
+from tablesense.contract.catalogue import kind_entry
+from tablesense.contract.vocab import SEATS
 
 SUIT_ORDER = "SHDC"
 RANK_ORDER = "AKQJT98765432"

@@ -17,10 +17,10 @@ Wiring, in start order:
 6. a status line on stderr until every table has played its boards, or
    Ctrl-C / SIGTERM; then it stops in reverse order.
 
-``--noise PROFILE`` (a shipped name or a TOML path; tablesense.noise): the
+``--noise PROFILE`` (a shipped name or a TOML path; tablesense.sim.noise): the
 readers sense the timetable through that profile at the poll level (the
 VMs' simulated hardware and the Python reader both run
-tablesense.pollnoise), each seeded from ``--seed``, the table and the seat; the VMs
+tablesense.onboard.pollnoise), each seeded from ``--seed``, the table and the seat; the VMs
 and Python readers then get every seat's lines, for cross-talk. The status
 line and the summary add the glitches the engines suppressed, per seat
 (what the reader health topic publishes as ``suppressed``).
@@ -55,7 +55,7 @@ from tablesense.daemon.config import parse_config
 from tablesense.daemon.journal_writer import journal_path
 from tablesense.demo.pysim import PySimReader
 from tablesense.demo.schedule import READER_TO_HOST_MS, SEATS, Timeline, table_timeline
-from tablesense.noise import Profile, ProfileError, load_profile
+from tablesense.sim.noise import Profile, ProfileError, load_profile
 
 if TYPE_CHECKING:
     from tablesense.daemon.core import Daemon

@@ -12,13 +12,13 @@ engine see exactly what they would see from a reader board:
   does it report;
 * ``HEARTBEAT`` every second; ``OBSERVE`` for each change of a card's
   (zone, face, level, seen_by), debounced by the firmware's own debouncer
-  (:mod:`tablesense.debounce`, the one module both run; the camera's 0.6
+  (:mod:`tablesense.onboard.debounce`, the one module both run; the camera's 0.6
   confidence floor as firmware/camera.py);
 * the last 64 frames but HELLOs kept for ``RESEND`` (as the firmware keeps
   them); a host ``ACK`` frees them.
 
-With a noise ``profile`` (tablesense.noise) the camera sees the scenario
-through :class:`tablesense.pollnoise.Noise` (the firmware simulator's own
+With a noise ``profile`` (tablesense.sim.noise) the camera sees the scenario
+through :class:`tablesense.onboard.pollnoise.Noise` (the firmware simulator's own
 model), poll by poll (missed reads,
 boundary flicker, hands being sorted, misrecognised cards, the neighbours'
 cards at the edge of the picture), and the wire delays frames (``jitter_ms``)
@@ -45,11 +45,11 @@ import tty
 from collections import OrderedDict
 from typing import Any, Protocol
 
-from tablesense import vocab
-from tablesense.debounce import Debouncer
-from tablesense.noise import Profile
-from tablesense.pollnoise import NEAR_ZONES, Noise, neighbours
-from tablesense.wire import codec
+from tablesense.contract import vocab
+from tablesense.onboard.debounce import Debouncer
+from tablesense.onboard.pollnoise import NEAR_ZONES, Noise, neighbours
+from tablesense.onboard.wire import codec
+from tablesense.sim.noise import Profile
 
 SEATS: tuple[str, ...] = vocab.SEATS
 CAPABILITIES = ["face", "level", "seen_by", "conf", "floor", "detached", "resend"]

@@ -1,6 +1,6 @@
 """A table's session as a timetable: what the readers sense and what the host is told, when.
 
-Pure (no I/O, no clock): the robots (tablesense.robots) play whole boards as
+Pure (no I/O, no clock): the robots (tablesense.sim.robots) play whole boards as
 journal events; this turns them into *steps* on the table's demo clock (ms
 from the moment its readers started), of two kinds:
 
@@ -24,7 +24,7 @@ seat's trick zone within 300 ms were played together). So:
 * two changes of one card are ``SAME_CARD_MS`` apart: the debounce would
   merge them, and a card turned where it lies (shown face up in the hand)
   is reported only after debounce plus hold time, 40 + 150 ms, and a scan
-  or two (tablesense/debounce.py); one seat's trick arrivals
+  or two (tablesense/onboard/debounce.py); one seat's trick arrivals
   ``SAME_SEAT_TRICK_MS`` apart; a card dropped face up on the table is
   played ``EXPOSED_TO_PLAY_MS`` later at the soonest (sooner, the tracker
   would take the drop for the card crossing the table on its way to the
@@ -51,9 +51,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablesense import vocab
+from tablesense.contract import vocab
 from tablesense.engine.sensing import Tuning
-from tablesense.robots import MISHAPS, Board
+from tablesense.sim.robots import MISHAPS, Board
 
 SEATS: tuple[str, ...] = vocab.SEATS
 ROBOT_STEP_MS = 1500

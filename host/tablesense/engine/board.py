@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from tablesense.cards import SEATS, is_bid, lho, partner, rho, side, suit, trick_winner
+from tablesense.contract.cards import SEATS, is_bid, lho, partner, rho, side, suit, trick_winner
 from tablesense.engine.errors import InvalidEvent
 
 _LHO: Final = {s: lho(s) for s in SEATS}

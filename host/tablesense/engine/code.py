@@ -10,11 +10,11 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from tablesense.contract.events import Call, Claim, Concede, Decide, Declare, Named, Observe
     from tablesense.engine.obligations import Obligations
     from tablesense.engine.ruling import Ruling
     from tablesense.engine.tracker import Position
     from tablesense.engine.view import TableView
-    from tablesense.events import Call, Claim, Concede, Decide, Declare, Named, Observe
 
 
 class Code(Protocol):

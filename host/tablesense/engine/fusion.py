@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tablesense.vocab import Face, Level, Zone
+from tablesense.contract.vocab import Face, Level, Zone
 
 Source = Literal["rfid", "camera"]
 CONFLICT_MS = 500

@@ -14,7 +14,7 @@ from typing import Literal
 
 import msgspec
 
-from tablesense.events import Observe
+from tablesense.contract.events import Observe
 
 TOGETHER_MS = 300
 THROWN_MS = 1000

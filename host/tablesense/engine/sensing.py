@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tablesense.contract.events import Observe
+from tablesense.contract.vocab import SEATS
 from tablesense.engine.incidents import Incidents
 from tablesense.engine.tracker import Position, Tracker
-from tablesense.events import Observe
-from tablesense.vocab import SEATS
 
 NOISE_COUNTERS = ("flicker", "conflict", "low_conf", "transit", "dropout")
 

@@ -13,7 +13,22 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from tablesense.cards import SEATS, lho, partner
+from tablesense.contract.cards import SEATS, lho, partner
+from tablesense.contract.events import (
+    BoardStart,
+    Call,
+    Claim,
+    Concede,
+    Dealt,
+    Decide,
+    Declare,
+    Event,
+    Named,
+    Object,
+    Observe,
+    Resolve,
+    Setup,
+)
 from tablesense.engine.board import ALLOWED, Board
 from tablesense.engine.code import Code, Codes, UnknownCode, find_code
 from tablesense.engine.effects import (
@@ -38,25 +53,10 @@ from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.sensing import SensingFilter, Tuning
 from tablesense.engine.tracker import Position, Tracker
 from tablesense.engine.view import TableView
-from tablesense.events import (
-    BoardStart,
-    Call,
-    Claim,
-    Concede,
-    Dealt,
-    Decide,
-    Declare,
-    Event,
-    Named,
-    Object,
-    Observe,
-    Resolve,
-    Setup,
-)
 
 if TYPE_CHECKING:
+    from tablesense.contract.vocab import Face, Level, Source, Zone
     from tablesense.engine.effects import Effect
-    from tablesense.vocab import Face, Level, Source, Zone
 
 
 def visibility(o: Observe, holder: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import msgspec
 
-from tablesense.events import Observe
+from tablesense.contract.events import Observe
 
 
 class Position(msgspec.Struct, frozen=True, gc=False):

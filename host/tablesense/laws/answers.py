@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tablesense.cards import lho, partner, suit
+from tablesense.contract.cards import lho, partner, suit
 from tablesense.engine.effects import Play, PlayAtTurn
 from tablesense.engine.errors import InvalidEvent
 from tablesense.laws.base import name
 from tablesense.laws.calls import CallableCards, state
 
 if TYPE_CHECKING:
+    from tablesense.contract.events import Decide
     from tablesense.engine.ruling import Ruling
     from tablesense.engine.view import TableView
-    from tablesense.events import Decide
 
 
 class Answers(CallableCards):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from tablesense.cards import partner
+from tablesense.contract.cards import partner
 from tablesense.laws.american1907 import American1907
 from tablesense.laws.base import cards_text, name
 from tablesense.laws.calls import state

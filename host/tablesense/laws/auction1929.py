@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from tablesense.cards import lho
+from tablesense.contract.cards import lho
 from tablesense.laws.base import cards_text, name
 from tablesense.laws.calls import state
 from tablesense.laws.portland1904 import Portland1904
 
 if TYPE_CHECKING:
+    from tablesense.contract.events import Observe
     from tablesense.engine.tracker import Position
     from tablesense.engine.view import TableView
-    from tablesense.events import Observe
 
 MF = "Manning Foster 1929"
 

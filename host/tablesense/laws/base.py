@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from tablesense.cards import SEAT_NAMES, SUIT_NAMES, describe_cards, partner, side
+from tablesense.contract.cards import SEAT_NAMES, SUIT_NAMES, describe_cards, partner, side
 from tablesense.engine.effects import TakeBack
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft
 
 if TYPE_CHECKING:
+    from tablesense.contract.events import Call, Claim, Concede, Decide, Declare, Named, Observe
     from tablesense.engine.ruling import Ruling
     from tablesense.engine.tracker import Position
     from tablesense.engine.view import BoardView, TableView
-    from tablesense.events import Call, Claim, Concede, Decide, Declare, Named, Observe
 
 
 # One answer closes rulings of these kinds for further `decide` events (LawCode.closes).

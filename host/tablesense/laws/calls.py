@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from tablesense.cards import lho, partner, rank_value, side, suit
+from tablesense.contract.cards import lho, partner, rank_value, side, suit
 from tablesense.engine.effects import CloseRulings, Covered, TakeBack
 from tablesense.engine.obligations import Obligations, Restriction
 from tablesense.laws.base import LawCode, cards_text, name, suit_name

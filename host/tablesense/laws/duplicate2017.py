@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from tablesense.cards import is_honour, partner, suit
+from tablesense.contract.cards import is_honour, partner, suit
 from tablesense.engine.effects import Covered, Play, PlayAtTurn, Uncovered
 from tablesense.engine.obligations import PenaltyCard
 from tablesense.laws.base import cards_text, name, suit_name
 from tablesense.laws.play2017 import Play2017
 
 if TYPE_CHECKING:
+    from tablesense.contract.events import Call, Named, Observe
     from tablesense.engine.view import TableView
-    from tablesense.events import Call, Named, Observe
 
 LEAD_OPTIONS = ("require-lead-suit", "forbid-lead-suit", "pc-remains")
 DELIBERATE = frozenset(("detached", "named", "led", "thrown", "played"))

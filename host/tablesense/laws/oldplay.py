@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from tablesense.cards import SEATS, lho, partner, side
+from tablesense.contract.cards import SEATS, lho, partner, side
+from tablesense.contract.events import Claim, Concede, Observe
 from tablesense.engine.effects import (
     AcceptLead,
     Answered,
@@ -16,7 +17,6 @@ from tablesense.engine.effects import (
     StopPlay,
     TakeBack,
 )
-from tablesense.events import Claim, Concede, Observe
 from tablesense.laws.answers import Answers
 from tablesense.laws.base import (
     cards_text,

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Set
 from typing import TYPE_CHECKING
 
-from tablesense.cards import is_honour, lho, partner, rank_value, suit
+from tablesense.contract.cards import is_honour, lho, partner, rank_value, suit
+from tablesense.contract.events import Observe
 from tablesense.engine.effects import (
     AcceptLead,
     Answered,
@@ -25,7 +26,6 @@ from tablesense.engine.effects import (
 )
 from tablesense.engine.errors import InvalidEvent
 from tablesense.engine.obligations import Pending, Restriction
-from tablesense.events import Observe
 from tablesense.laws.base import (
     LawCode,
     cards_text,
@@ -35,9 +35,9 @@ from tablesense.laws.base import (
 )
 
 if TYPE_CHECKING:
+    from tablesense.contract.events import Decide
     from tablesense.engine.ruling import Ruling
     from tablesense.engine.view import TableView
-    from tablesense.events import Decide
 
 PLAY_OPTIONS = ("require-highest", "require-lowest", "require-other-suit", "forbid-other-suit")
 

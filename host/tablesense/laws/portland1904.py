@@ -12,17 +12,17 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, ClassVar
 
-from tablesense.cards import lho, partner, rho, side, suit
+from tablesense.contract.cards import lho, partner, rho, side, suit
 from tablesense.engine.effects import CloseRulings, Uncovered
 from tablesense.laws.base import cards_text, name
 from tablesense.laws.calls import OldState, pre_role, state
 from tablesense.laws.oldplay import OldPlay
 
 if TYPE_CHECKING:
+    from tablesense.contract.events import Call, Named, Observe
     from tablesense.engine.ruling import Ruling
     from tablesense.engine.tracker import Position
     from tablesense.engine.view import TableView
-    from tablesense.events import Call, Named, Observe
 
 LAST_CARDS_MS = 2000  # L41: "one of the last cards", no reasonable time to decide
 

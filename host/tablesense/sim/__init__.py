@@ -1,5 +1,8 @@
-"""Simulated readers for tests and demos: the real firmware in the MicroPython VM behind a pty.
+"""The simulated club: robot players, noise at the readers, and simulated readers.
 
+``robots`` plays whole boards as journal events; ``noise`` holds the profiles
+of what imperfect readers add. The readers are the real firmware in the
+MicroPython VM behind a pty:
 ``start_reader`` runs one reader; ``plan_from_journal`` turns a journal into
 four readers' scenarios and the daemon's commands; ``SimTable`` runs such a
 plan's four readers and says when each command falls due.

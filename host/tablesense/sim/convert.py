@@ -214,7 +214,7 @@ RULING_KEYS = ("kind", "offender", "cards", "options", "until", "severity")
 
 
 def _rulings(lines: Iterable[Mapping[str, Any]]) -> list[tuple[Any, ...]]:
-    from tablesense.replay import replay_lines  # the engine, only when asked
+    from tablesense.documents.replay import replay_lines  # the engine, only when asked
 
     out = replay_lines(json.dumps({"v": 1, **e}) for e in lines)
     return [tuple(json.dumps(r.to_json().get(k)) for k in RULING_KEYS)

@@ -9,12 +9,12 @@ the *master* side of a pty made here; the host opens the *slave*
 real reader's ``/dev/ttyACM0``::
 
     with start_reader("N", "scenario.jsonl") as r:
-        port = tablesense.ports.open_port(r.port)
+        port = tablesense.daemon.ports.open_port(r.port)
         ...
 
 The firmware imports the modules it shares with the host (``wire``,
 ``debounce``) from the reader's work directory, which is on the VM's
-``MICROPYPATH`` after ``firmware/``; ``tablesense.board.place_shared`` puts
+``MICROPYPATH`` after ``firmware/``; ``tablesense.firmware.build.place_shared`` puts
 them there, the same build step a board deploy uses.
 """
 
@@ -33,7 +33,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tablesense import board, vocab
+from tablesense.contract import vocab
+from tablesense.firmware import build
 
 SEATS: tuple[str, ...] = vocab.SEATS
 SUITS = "SHDC"
@@ -54,8 +55,8 @@ class SimError(RuntimeError):
 def firmware_dir() -> Path:
     """``$TABLESENSE_FIRMWARE`` or the repository's ``firmware/`` (``SimError`` if absent)."""
     try:
-        return board.firmware_dir()
-    except board.BuildError as e:
+        return build.firmware_dir()
+    except build.BuildError as e:
         raise SimError(str(e)) from e
 
 
@@ -162,7 +163,7 @@ def start_reader(
     ``die_with_parent`` (Linux): the VM gets SIGTERM when the thread that
     started it ends, so a killed launcher leaves no VM behind (a command line
     tool; not for readers started from a worker thread). ``noise``: poll-level
-    rates (``tablesense.noise.Profile.poll_level()``) the simulated hardware
+    rates (``tablesense.sim.noise.Profile.poll_level()``) the simulated hardware
     applies under the firmware, seeded by ``noise_seed`` (firmware/sim/noise.py;
     cross-talk reads the neighbouring seats' lines of the same scenario file).
     ``epoch_ms``: scenario time 0 as wall-clock ms since the epoch instead of the
@@ -180,7 +181,7 @@ def start_reader(
     fw = firmware_dir()
     exe = micropython or find_micropython()
     workdir = Path(tempfile.mkdtemp(prefix=f"tablesense-sim-{seat}-"))
-    board.place_shared(workdir)
+    build.place_shared(workdir)
     argv = [exe, str(fw / "sim" / "main.py"), "--seat", seat, "--kind", kind,
             "--scan-ms", str(scan_ms), "--debounce-ms", str(debounce_ms),
             "--settle-ms", str(settle_ms), "--autostart", "1" if autostart else "0",

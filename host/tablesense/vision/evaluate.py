@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tablesense.contract.vocab import SEATS
 from tablesense.vision import geometry as g
 from tablesense.vision.deck import RANKS, SUITS
 from tablesense.vision.fuse import MIN_CONF, _zone
@@ -40,7 +41,6 @@ from tablesense.vision.pipeline import (
 )
 from tablesense.vision.render import Conditions, Renderer
 from tablesense.vision.scene import Placed, Scene
-from tablesense.vocab import SEATS
 
 DECK = [s + r for s in SUITS for r in RANKS]
 NEAR_M = 0.010

@@ -27,9 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tablesense.contract.vocab import SEATS, Face, Level, Seat, Zone
 from tablesense.vision import geometry as g
 from tablesense.vision.pipeline import Sighting
-from tablesense.vocab import SEATS, Face, Level, Seat, Zone
 
 TRACK_M = 0.012  # a back within this of where a card lay is that card
 STRIP_M = 0.010  # a face seen from behind a hand, this close to a card's place, is its face

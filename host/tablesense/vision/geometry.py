@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from tablesense.vocab import SEATS, Seat, Zone
+from tablesense.contract.vocab import SEATS, Seat, Zone
 
 F64 = npt.NDArray[np.float64]
 

@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablesense.contract.vocab import Seat
 from tablesense.vision import geometry as g
 from tablesense.vision.deck import (
     INDEX_X,
@@ -45,7 +46,6 @@ from tablesense.vision.deck import (
     SUIT_Y,
     glyph_template,
 )
-from tablesense.vocab import Seat
 
 U8 = npt.NDArray[Any]  # an 8-bit image (OpenCV's stubs type its results loosely)
 PX_PER_M = 1000.0  # rectified: 1 px/mm

@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from tablesense.debounce import Debouncer
+from tablesense.contract.vocab import SEATS
 from tablesense.demo.pysim import DEBOUNCE_MS, PySimReader
+from tablesense.onboard.debounce import Debouncer
 from tablesense.vision import geometry as g
 from tablesense.vision.fuse import Fuser
 from tablesense.vision.pipeline import (
@@ -41,7 +42,6 @@ from tablesense.vision.pipeline import (
 )
 from tablesense.vision.render import CONDITIONS, Conditions, Renderer
 from tablesense.vision.scene import Scene
-from tablesense.vocab import SEATS
 
 FRAME_MS = 40  # moves this close share a frame; frames only when something moved
 SETTLE_MAX_MS = 100  # the next frame waits at most this long for the last one's changes

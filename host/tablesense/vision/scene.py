@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tablesense.contract.vocab import Seat
 from tablesense.vision import geometry as g
 from tablesense.vision.deck import RANKS, SUITS
-from tablesense.vocab import Seat
 
 ROW_SLOTS = 22
 TABLE_UP_TOP = g.TABLE_ZONE_W[1]  # top edge of the face-up row

@@ -2,7 +2,7 @@
 
 For each board the robots play (some with a scripted true exposure), the
 clean journal gives the reference rulings; the noisy journal (a profile
-applied by :class:`tablesense.noise.NoiseModel`) gives what a daemon would
+applied by :class:`tablesense.sim.noise.NoiseModel`) gives what a daemon would
 rule. A noisy penalty or director ruling with no clean twin is a false alarm;
 a clean one with no noisy twin is missed; a twin with another kind, options or
 severity is wrong; the twins' time difference is the added detection latency.
@@ -16,13 +16,13 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablesense.contract.events import parse_event
 from tablesense.engine import Engine, EngineError, Ruling
 from tablesense.engine.incidents import THROWN_MS
 from tablesense.engine.sensing import Tuning
-from tablesense.events import parse_event
 from tablesense.laws import CODES
-from tablesense.noise import NoiseModel, Profile
-from tablesense.robots import MISHAPS, Board
+from tablesense.sim.noise import NoiseModel, Profile
+from tablesense.sim.robots import MISHAPS, Board
 
 Key = tuple[int, str | None, tuple[str, ...]]
 

@@ -1,4 +1,4 @@
-"""The printable report of the record (tablesense.record): HTML, print-to-PDF.
+"""The printable report of the record (tablesense.documents.record): HTML, print-to-PDF.
 
 One page per playing evening, a section per board with its contract and
 result, every ruling (time, kind, law, offender, cards, the ruling's text)
@@ -19,8 +19,8 @@ from html import escape
 from itertools import groupby
 from pathlib import Path
 
-from tablesense.catalogue import OPTIONS, kind_entry
-from tablesense.record import BoardRecord, Decision
+from tablesense.contract.catalogue import OPTIONS, kind_entry
+from tablesense.documents.record import BoardRecord, Decision
 
 CSS_PATH = Path(__file__).resolve().parent / "static" / "report.css"
 SEATS = {"N": "North", "E": "East", "S": "South", "W": "West"}

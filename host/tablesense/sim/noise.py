@@ -15,7 +15,7 @@ use it. Everything is driven by the ``random.Random`` passed in, so a seed
 gives the same noise every time.
 
 The same profile also drives the simulated readers *below* their firmware
-(poll level: :mod:`tablesense.pollnoise`, one model for the reader firmware
+(poll level: :mod:`tablesense.onboard.pollnoise`, one model for the reader firmware
 in the VM and the Python camera reader of the demo). There the rates
 are raw, per poll of the sensor, and the readers' own debouncing and
 cross-talk rejection must absorb them:
@@ -51,7 +51,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tablesense.cards import ALL_CARDS, SEATS, lho
+from tablesense.contract.cards import ALL_CARDS, SEATS, lho
 
 Event = dict[str, Any]
 PROFILES = ("clean", "club", "hostile")

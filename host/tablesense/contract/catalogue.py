@@ -1,7 +1,7 @@
 """The catalogue of ruling kinds and options: what the dashboard shows and asks for.
 
-One definition, on the host: each :data:`~tablesense.vocab.Kind` and each
-:data:`~tablesense.vocab.Option` of the contract has a label and a help text
+One definition, on the host: each :data:`~tablesense.contract.vocab.Kind` and each
+:data:`~tablesense.contract.vocab.Option` of the contract has a label and a help text
 a director reads at the table; each option says what a ``decide`` needs
 besides its name (a card, a suit or a seat, and whether it must be given:
 ``events.py`` accepts ``card``, ``suit`` and ``seat`` on ``decide``). The
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Final, Literal
 
-from tablesense.vocab import Kind, Option
+from tablesense.contract.vocab import Kind, Option
 
 Need = Literal["card", "suit", "seat"]
 

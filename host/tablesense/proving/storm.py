@@ -7,11 +7,11 @@ claim); and its journal must replay to the same bytes every time. A board
 that breaks the bound is a *storm*: the engine's idea of the trick drifted
 away from the cards on the table.
 
-``judge`` replays a board of ``tablesense.irregular`` and says which of these
+``judge`` replays a board of ``tablesense.proving.irregular`` and says which of these
 hold; for a storm it names the first ruling that a table's director would
 call false, with what the table showed at that moment (``first_false``).
 
->>> from tablesense.irregular import irregular_board
+>>> from tablesense.proving.irregular import irregular_board
 >>> v = judge(irregular_board(3, "duplicate-2017", kinds=["drop"]))
 >>> v.bound == 2 * v.board.incidents + 3
 True
@@ -24,9 +24,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from tablesense.documents.replay import replay_steps
 from tablesense.engine import Engine, Ruling
-from tablesense.irregular import IrregularBoard
-from tablesense.replay import replay_steps
+from tablesense.proving.irregular import IrregularBoard
 
 # The kinds of ruling each irregularity may rightly give, under one code or another;
 # a penalty or director ruling of another kind is the first sign of a drift.

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from tablesense.events import DECODER, Event, EventError, Observe, canonical, parse_event
+from tablesense.contract.events import DECODER, Event, EventError, Observe, canonical, parse_event
 
 SKIPPED_TYPES = frozenset(("rejected",))
 

@@ -1,7 +1,7 @@
 """Export: each board of a journal as PBN 2.1 or as BBO LIN (vugraph), rulings included.
 
 Pure: lines in, text out. :func:`export_lines` follows the steps of
-:func:`tablesense.replay.replay_steps`, the loop ``replay`` itself runs (one
+:func:`tablesense.documents.replay.replay_steps`, the loop ``replay`` itself runs (one
 engine per table, open incidents flushed when a board event comes and at the
 end), and keeps, beside it, what a hand record needs and the engine
 does not remember: when each ruling was made relative to the calls and cards
@@ -37,11 +37,11 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from tablesense.cards import RANKS, SEAT_NAMES, SEATS, SUITS, is_bid, lho, side
+from tablesense.contract.cards import RANKS, SEAT_NAMES, SEATS, SUITS, is_bid, lho, side
+from tablesense.contract.events import Claim, Concede, Event, Object
+from tablesense.documents.replay import replay_steps
 from tablesense.engine import Ruling
 from tablesense.engine.board import Board
-from tablesense.events import Claim, Concede, Event, Object
-from tablesense.replay import replay_steps
 
 FORMATS = ("pbn", "lin")
 LIN_SEATS = ("S", "W", "N", "E")

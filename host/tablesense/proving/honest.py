@@ -1,7 +1,7 @@
 """Does the engine invent with honest readers? A generated board as RFID readers report it.
 
 The engine must never invent: a ruling needs something the readers could
-prove. ``tablesense.irregular`` writes boards as full-truth readers would
+prove. ``tablesense.proving.irregular`` writes boards as full-truth readers would
 (faces, ``hand`` zones); ``tablesense.sim.convert`` models what honest
 readers report of them instead (RFID: no ``hand`` zone, face ``unknown`` on
 the table, ``gone`` when a card leaves the surface; a camera reader keeps
@@ -9,7 +9,7 @@ faces). ``judge_honest`` replays a board both ways and compares: a ruling
 of a kind the full-truth replay does not make on that board is a *false
 ruling*. Missing rulings are expected (what only a face tells).
 
->>> from tablesense.irregular import irregular_board
+>>> from tablesense.proving.irregular import irregular_board
 >>> v = judge_honest(irregular_board(3, "duplicate-2017", kinds=["drop"]), "rfid")
 >>> v.readers["N"]
 'rfid'
@@ -21,12 +21,12 @@ import json
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from tablesense.contract.vocab import Seat
+from tablesense.documents.replay import replay_steps
 from tablesense.engine import Ruling
-from tablesense.irregular import IrregularBoard
-from tablesense.replay import replay_steps
+from tablesense.proving.irregular import IrregularBoard
+from tablesense.proving.storm import Measured
 from tablesense.sim.convert import plan_from_journal
-from tablesense.storm import Measured
-from tablesense.vocab import Seat
 
 Readers = Literal["rfid", "mixed"]
 READERS: Final[tuple[Readers, ...]] = ("rfid", "mixed")

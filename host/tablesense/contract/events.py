@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, Type
 
 import msgspec
 
-from tablesense import vocab
-from tablesense.cards import ALL_CARDS, RANKS, SEATS, SUITS, parse_call, parse_card
+from tablesense.contract import vocab
+from tablesense.contract.cards import ALL_CARDS, RANKS, SEATS, SUITS, parse_call, parse_card
 
 ZONES = vocab.ZONES
 FACES = vocab.FACES

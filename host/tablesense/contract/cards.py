@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from tablesense import vocab
+from tablesense.contract import vocab
 
 # the one definition of the seats (vocab), in play order; typed as str for the callers
 # that still pass plain strings (the engine, the events)

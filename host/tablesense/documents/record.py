@@ -16,7 +16,7 @@ past midnight stays one evening.
 
 :func:`search` keeps the boards where a text occurs (table, board, kind,
 law, cards, ruling text, decisions, notes, logins); :func:`to_json` is the
-JSON export, :mod:`tablesense.report` the printable HTML.
+JSON export, :mod:`tablesense.documents.report` the printable HTML.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tablesense.contract.events import BoardStart, Decide, EventError, Resolve, parse_event
+from tablesense.contract.journal import SKIPPED_TYPES
 from tablesense.engine import Engine, EngineError
-from tablesense.events import BoardStart, Decide, EventError, Resolve, parse_event
-from tablesense.journal import SKIPPED_TYPES
 from tablesense.laws import CODES
 
 EVENING_STARTS = timedelta(hours=6)

@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from tablesense.cards import (
+from tablesense.contract.cards import (
     SEATS,
     SUITS,
     is_honour,
@@ -60,8 +60,8 @@ from tablesense.cards import (
     suit,
     trick_winner,
 )
-from tablesense.robots import auction, deal, declarer_of
-from tablesense.vocab import Face, Zone
+from tablesense.contract.vocab import Face, Zone
+from tablesense.sim.robots import auction, deal, declarer_of
 
 Event = dict[str, Any]
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from tablesense.cards import lho, side
-from tablesense.vocab import SEATS
+from tablesense.contract.cards import lho, side
+from tablesense.contract.vocab import SEATS
 
 SUITS = "SHDC"
 RANKS = "AKQJT98765432"

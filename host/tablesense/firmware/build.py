@@ -1,16 +1,16 @@
-"""What a reader board runs, placed in one step: the firmware plus the modules it shares.
+"""What a reader board runs, placed in one step: the firmware plus the onboard modules.
 
-The reader firmware (``firmware/``) and the host package share the wire
-protocol (``tablesense/wire/``) and the debouncer (``tablesense/debounce.py``);
-its simulator shares the noise at the sensors (``tablesense/pollnoise.py``):
-one source each, kept in the host package because the host and its Python
-reader simulator import them too. :func:`place_shared` copies them, and
-nothing else, into a directory the firmware imports them from (as ``wire``
-and ``debounce``); it is the one build step behind every place the firmware
-runs:
+The reader firmware (``firmware/``) and the host package share every module of
+``tablesense/onboard/`` (the wire protocol, the debouncer, the noise at the
+sensors): one source each, kept in the host package because the host and its
+Python reader simulator import them too, and written in the MicroPython subset
+that folder's ``__init__`` states. :func:`place_shared` copies the folder whole
+(all but its ``__init__.py``) into a directory the firmware imports them from
+(as ``wire``, ``debounce``, ``pollnoise``); it is the one build step behind
+every place the firmware runs:
 
-- the board: ``scripts/build-firmware`` (``python -m tablesense.board``) fills
-  a directory with the firmware and the shared modules, cross-compiled to
+- the board: ``scripts/build-firmware`` (``python -m tablesense.firmware.build``)
+  fills a directory with the firmware and the onboard modules, cross-compiled to
   ``.mpy`` with ``--mpy``, ready for ``mpremote cp -r DIR/. :``;
 - the MicroPython VM: ``tablesense.sim.firmware`` places them in each
   reader's work directory, which is on ``MICROPYPATH`` after ``firmware/``;
@@ -27,22 +27,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
-# The shared modules, as paths inside the tablesense package and on the board.
-SHARED = (
-    "debounce.py",
-    "wire/__init__.py",
-    "wire/errors.py",
-    "wire/framing.py",
-    "wire/signing.py",
-    "wire/messages.py",
-    "wire/codec.py",
-)
-# Shared with the firmware's simulator only (firmware/sim/): placed for the VM and the
-# tests, never onto a board.
-SIM_SHARED = ("pollnoise.py",)
+PACKAGE = Path(__file__).resolve().parents[1]
+# The modules the board runs too: everything in tablesense/onboard/ but its __init__.py
+# (which is the host's), placed at the top of the board's filesystem.
+ONBOARD = PACKAGE / "onboard"
 # Source on the board: MicroPython runs main.py at boot, and only as source.
 KEEP_SOURCE = ("main.py",)
+
+
+def shared_files() -> list[str]:
+    """The onboard folder's modules, as paths on the board (``debounce.py``, ``wire/codec.py``)."""
+    return sorted(
+        p.relative_to(ONBOARD).as_posix()
+        for p in ONBOARD.rglob("*.py")
+        if p != ONBOARD / "__init__.py" and "__pycache__" not in p.parts
+    )
 
 
 class BuildError(RuntimeError):
@@ -63,12 +62,12 @@ def firmware_dir() -> Path:
 
 
 def place_shared(dest: Path) -> Path:
-    """Copy the shared modules into ``dest`` (``dest/debounce.py``, ``dest/wire/...``, and
-    the simulator's ``pollnoise.py``), for the VM and the tests."""
-    for rel in SHARED + SIM_SHARED:
+    """Copy the onboard modules into ``dest`` (``dest/debounce.py``, ``dest/wire/...``),
+    for the VM and the tests."""
+    for rel in shared_files():
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(PACKAGE / rel, target)
+        shutil.copyfile(ONBOARD / rel, target)
     return dest
 
 
@@ -76,7 +75,7 @@ def board_files(firmware: Path | None = None) -> list[tuple[Path, str]]:
     """Every file a board gets, as (source, path on the board)."""
     fw = firmware or firmware_dir()
     files = [(src, src.name) for src in sorted(fw.glob("*.py"))]
-    return files + [(PACKAGE / rel, rel) for rel in SHARED]
+    return files + [(ONBOARD / rel, rel) for rel in shared_files()]
 
 
 def build(dest: Path, mpy_cross: str | None = None, arch: str = "armv6m") -> list[Path]:
@@ -109,8 +108,8 @@ def find_mpy_cross() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tablesense.board", description=__doc__.split(
-        "\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tablesense.firmware.build",
+                                 description=__doc__.split("\n")[0])
     ap.add_argument("dest", type=Path, help="directory to fill (created)")
     ap.add_argument("--mpy", action="store_true", help="cross-compile to .mpy (mpy-cross)")
     ap.add_argument("--arch", default="armv6m", help="mpy-cross -march (default armv6m)")

@@ -9,9 +9,9 @@ from collections.abc import Iterable, Iterator
 
 import msgspec
 
+from tablesense.contract.events import BoardStart, Event
+from tablesense.contract.journal import JournalError, parse_lines
 from tablesense.engine import Engine, EngineError, Ruling
-from tablesense.events import BoardStart, Event
-from tablesense.journal import JournalError, parse_lines
 from tablesense.laws import CODES
 
 

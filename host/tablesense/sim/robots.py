@@ -15,7 +15,7 @@ import random
 from collections.abc import Generator, Iterator
 from typing import Any
 
-from tablesense.cards import ALL_CARDS, SEATS, lho, partner, rank_value, suit, trick_winner
+from tablesense.contract.cards import ALL_CARDS, SEATS, lho, partner, rank_value, suit, trick_winner
 
 MISHAPS = ("drop", "lead-out-of-turn", "show")
 Event = dict[str, Any]

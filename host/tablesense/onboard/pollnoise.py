@@ -1,11 +1,11 @@
 """Noise at the poll level: what real antennas and cameras do under a reader's filters.
 
 One model for both simulated readers: the firmware's simulated hardware in
-the MicroPython VM (``firmware/sim/``, where ``tablesense.board`` places this
+the MicroPython VM (``firmware/sim/``, where ``tablesense.firmware.build`` places this
 file) and the Python camera reader of the demo (``tablesense.demo.pysim``).
 So it keeps to what MicroPython runs (no typing at run time, no
 ``__future__``) and imports nothing of the project's. The rates come from a
-noise profile (``tablesense.noise.Profile.poll_level()``, which says what
+noise profile (``tablesense.sim.noise.Profile.poll_level()``, which says what
 each means) and everything is drawn from one seeded generator, per poll.
 Asked once per poll of the sensors, :class:`Noise` says:
 

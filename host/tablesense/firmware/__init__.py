@@ -1,0 +1,1 @@
+"""The reader boards' firmware as the host handles it: building what a board runs."""
