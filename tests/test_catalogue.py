@@ -9,7 +9,7 @@ from pathlib import Path
 from tablesense.contract import catalogue
 from tablesense.contract.vocab import KINDS, OPTIONS
 
-STATIC = Path(catalogue.__file__).resolve().parent / "static"
+STATIC = Path(catalogue.__file__).resolve().parents[1] / "static"
 
 
 def test_every_kind_and_option_has_an_entry_and_nothing_else() -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from tablesense.contract.catalogue import OPTIONS, kind_entry
 from tablesense.documents.record import BoardRecord, Decision
 
-CSS_PATH = Path(__file__).resolve().parent / "static" / "report.css"
+CSS_PATH = Path(__file__).resolve().parents[1] / "static" / "report.css"
 SEATS = {"N": "North", "E": "East", "S": "South", "W": "West"}
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
