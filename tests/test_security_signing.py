@@ -122,7 +122,7 @@ def test_signed_vectors_under_micropython() -> None:
     done = subprocess.run(
         [str(Path(sys.executable).parent / "micropython"),
          str(ROOT / "hardware" / "protocol" / "check_vectors.py"),
-         str(ROOT / "host" / "tablesense"), str(VECTORS)],
+         str(ROOT / "host" / "tablesense" / "onboard"), str(VECTORS)],
         capture_output=True, text=True, timeout=120)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     signed = json.loads(VECTORS.read_text())["signed"]

@@ -2,7 +2,7 @@
 
     micropython hardware/protocol/check_vectors.py DIR hardware/protocol/vectors.json
 
-Imports ``wire.codec`` from DIR (``host/tablesense``, or a directory the build
+Imports ``wire.codec`` from DIR (``host/tablesense/onboard``, or a directory the build
 step filled: the very files the firmware ships), checks every vector (each
 bad stream fed at once and byte by byte), and prints one JSON object:
 ``{"implementation", "checked", "failures", "signed_checked"}``
