@@ -2,7 +2,7 @@
 
     micropython firmware/sim/main.py --seat N --scenario s.jsonl [--kind rfid|camera]
         [--scan-ms 20] [--debounce-ms 40] [--reader-id 1] [--serial SIM-N] [--stats]
-        [--noise profile.json --noise-seed 1] [--epoch-ms MS]
+        [--noise profile.json --noise-seed 1] [--epoch-ms MS | --epoch-file PATH]
         [--antennas trick,table,floor] [--slots 1 --slot-ms 40] [--chip pn5180|mfrc522]
         [--chip-version 0x92]
 
@@ -15,7 +15,10 @@ scan count, the noise injected and the firmware's suppressions to stderr.
 time 0, so that readers booted one after another play one timetable on one
 clock (a robot's card and the next seat's stay in order however far apart
 the VMs started); without it scenario times count from the VM's boot. The
-frames still carry the reader's own clock.
+frames still carry the reader's own clock. ``--epoch-file PATH``: the same
+instant, read from PATH once the host writes it there (when every reader of
+the table is up); until then nothing of the scenario happens, so a VM that
+boots late on a busy machine never finds half the table's play already due.
 
 Frames go to stdout and host frames are read from stdin: the launcher
 (host/tablesense/sim/firmware.py) makes both the master side of a pty, whose
@@ -85,6 +88,7 @@ def args(argv):
     opts = {"--seat": "N", "--scenario": "", "--kind": "rfid", "--scan-ms": "20",
             "--debounce-ms": "40", "--reader-id": "", "--serial": "", "--settle-ms": "0",
             "--autostart": "0", "--noise": "", "--noise-seed": "1", "--epoch-ms": "",
+            "--epoch-file": "",
             "--antennas": ",".join(ZONES), "--slots": "1", "--slot-ms": "40",
             "--chip-version": "0x92", "--chip": "pn5180"}
     i = 1
@@ -134,14 +138,32 @@ def build(opts):
         slots=int(opts["--slots"]), slot_ms=int(opts["--slot-ms"]),
     )
     world.clock = reader.now
+    world.epoch_file = opts.get("--epoch-file") or None
     if opts.get("--epoch-ms"):
-        shift = time.time_ns() // 1000000 - int(opts["--epoch-ms"]) - reader.now()
-        world.clock = lambda: reader.now() + shift
-        reader.slots.clock = world.clock  # the table's slots on the shared epoch
+        on_epoch(world, reader, int(opts["--epoch-ms"]))
+    elif world.epoch_file:
+        world.clock = lambda: -1  # before scenario time 0: nothing is due yet
     world.polls = lambda: reader.scans
     if isinstance(out, NoisyOut):
         out.clock = reader.now
     return world, reader
+
+
+def on_epoch(world, reader, epoch_ms):
+    """Scenario time 0 is ``epoch_ms`` (wall-clock ms since the Unix epoch) from now on."""
+    shift = time.time_ns() // 1000000 - epoch_ms - reader.now()
+    world.clock = lambda: reader.now() + shift
+    reader.slots.clock = world.clock  # the table's slots on the shared epoch
+
+
+def read_epoch(path):
+    """The epoch the host wrote to ``path`` (it renames the file into place whole), or
+    None while it has not."""
+    try:
+        with open(path) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
 
 
 def hold_scans(reader, old=None, new=None):
@@ -207,6 +229,14 @@ async def drive(world, reader, moved=None):
     """
     if moved is None:
         moved = {}
+    while getattr(world, "epoch_file", None):
+        # the host names scenario time 0 once every reader of the table is up
+        epoch = read_epoch(world.epoch_file)
+        if epoch is None:
+            await asyncio.sleep_ms(max(1, reader.scan_ms))
+            continue
+        on_epoch(world, reader, epoch)
+        world.epoch_file = None
     while True:
         held = step(world, reader, moved)
         due = world.due()

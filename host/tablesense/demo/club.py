@@ -27,10 +27,10 @@ line and the summary add the glitches the engines suppressed, per seat
 
 Readers' clocks: the timetable's times are ms from each table's start.
 The Python readers of a table share that zero exactly. The table's VMs are
-told that zero as a wall-clock instant (``--epoch-ms``) and play their lines
-on it, however long each took to boot; their frames still carry each VM's own
-clock (``rt``). The driver's first barrier waits up to ``BOOT_WAIT_S`` for
-the VMs to report at all.
+told that zero as a wall-clock instant (``--epoch-file``), named once all
+four are online, and play their lines on it, however long each took to boot;
+their frames still carry each VM's own clock (``rt``). The driver's first
+barrier waits up to ``BOOT_WAIT_S`` for the VMs to report at all.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ NOISY_BOARD_DONE_MS = 1500
 RULING_WAIT_S = 3.0
 VISION_BARRIER_S = 120.0
 BOOT_WAIT_S = 15.0
-VM_BOOT_GUESS_MS = 200
+# From the moment a table's last VM is online to its scenario time 0: its CONFIG's way.
+EPOCH_MARGIN_MS = 100
 # 4 VMs a table. Measured here: each VM ~0.8% of a core and ~13 MB resident (a
 # 24-board scenario included), so more would fit; past two tables the Python
 # readers keep a laptop's fans quiet, and --readers vm still forces the VMs.
@@ -382,6 +383,8 @@ class Club:
             daemon = Daemon(parse_config(config, source="demo", base_dir=self.journal_dir))
             daemon.start()
         self.daemon = daemon
+        if self.reader_kind == "vm":
+            anchors = self._anchor_vms()
         booting = self.reader_kind in ("vm", "vision")
         self.drivers = [TableDriver(self, self.timelines[t], anchors[t], booting)
                         for t in self.tables]
@@ -475,7 +478,7 @@ class Club:
             # instant, however long each VM takes to boot (a VM counting from its own
             # boot would play its seat's cards up to a boot time late, and at speed 20
             # a card comes every 75 ms: the next seat's card would arrive first)
-            anchors[t] = now_ms() + VM_BOOT_GUESS_MS
+            # scenario time 0 is named once the table's four VMs are online (_anchor_vms)
             for s in SEATS:
                 path = scen_dir / f"table{t}-{s}.jsonl"
                 path.write_text("".join(json.dumps(line) + "\n"
@@ -483,7 +486,39 @@ class Club:
                 self.readers.append(start_reader(
                     s, path, kind="camera", serial=f"SIM-{t}-{s}",
                     noise=profile.poll_level() if profile else None,
-                    noise_seed=self._reader_seed(t, s), epoch_ms=anchors[t]))
+                    noise_seed=self._reader_seed(t, s), epoch_file=self._epoch_path(t)))
+        return anchors
+
+    def _epoch_path(self, table: str) -> Path:
+        return self.journal_dir / "scenarios" / f"table{table}.epoch"
+
+    def _anchor_vms(self) -> dict[str, int]:
+        """Name each table's scenario time 0 once its four VMs are online.
+
+        A VM that boots late on a busy machine would otherwise find the first
+        seconds of its seat's play already due, and play its opening lead before
+        the host's auction steps, which wait for the other seats' hands."""
+        daemon = self.daemon
+        assert daemon is not None
+        anchors: dict[str, int] = {}
+        deadline = time.monotonic() + BOOT_WAIT_S
+        while len(anchors) < len(self.tables):
+            for t in self.tables:
+                links = [link for link in daemon.links if link.table == t]
+                if t not in anchors and links and all(lk.state == "online" for lk in links):
+                    anchors[t] = now_ms() + EPOCH_MARGIN_MS
+                    from tablesense.sim.firmware import set_epoch
+
+                    set_epoch(self._epoch_path(t), anchors[t])
+                    log.info("event=demo-epoch table=%s epoch_ms=%d", t, anchors[t])
+            if len(anchors) == len(self.tables):
+                break
+            if time.monotonic() > deadline:
+                late = [t for t in self.tables if t not in anchors]
+                raise DemoError(f"tables {' '.join(late)}: the readers were not all online "
+                                f"in {BOOT_WAIT_S:.0f} s")
+            if self.stopping.wait(0.02):
+                raise DemoError("stopped while the readers were starting")
         return anchors
 
     # -- run -----------------------------------------------------------------------

@@ -135,6 +135,14 @@ def _die_with_parent() -> None:
         pass
 
 
+def set_epoch(path: str | os.PathLike[str], epoch_ms: int) -> None:
+    """Tell the readers started with ``epoch_file=path`` their scenario time 0 (wall-clock
+    ms since the Unix epoch); the file appears whole (renamed into place)."""
+    tmp = Path(f"{path}.tmp")
+    tmp.write_text(f"{epoch_ms}\n")
+    tmp.replace(path)
+
+
 def start_reader(
     seat: str,
     scenario_path: str | os.PathLike[str] | None,
@@ -151,6 +159,7 @@ def start_reader(
     noise: dict[str, Any] | None = None,
     noise_seed: int = 1,
     epoch_ms: int | None = None,
+    epoch_file: str | os.PathLike[str] | None = None,
     chip: str = "pn5180",
 ) -> SimReader:
     """Boot a simulated reader for ``seat`` playing ``scenario_path`` (JSON lines).
@@ -168,6 +177,8 @@ def start_reader(
     cross-talk reads the neighbouring seats' lines of the same scenario file).
     ``epoch_ms``: scenario time 0 as wall-clock ms since the epoch instead of the
     VM's boot, so readers started one after another share one timetable clock.
+    ``epoch_file``: that instant, read from the file once the caller writes it
+    (:func:`set_epoch`); until then the scenario waits.
     ``chip``: the RFID front end simulated under the firmware: ``pn5180`` (the table
     build: ISO/IEC 15693, ICODE SLIX2 tags) or ``mfrc522`` (the bench build: ISO/IEC
     14443A, NTAG213 tags); hardware/README.md.
@@ -197,6 +208,8 @@ def start_reader(
         argv += ["--noise", str(workdir / "noise.json"), "--noise-seed", str(noise_seed)]
     if epoch_ms is not None:
         argv += ["--epoch-ms", str(epoch_ms)]
+    if epoch_file is not None:
+        argv += ["--epoch-file", str(Path(epoch_file).resolve())]
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(fw), str(workdir), ".frozen"]))
     master, slave = os.openpty()
     try:
