@@ -498,7 +498,8 @@ class SlowSink:
 
 
 def test_links_stop_reading_while_the_core_is_behind(pty_readers) -> None:
-    from tablesense.daemon.link import MAX_BACKLOG, LinkSettings, ReaderLink
+    from tablesense.daemon.config import LinkSettings
+    from tablesense.daemon.link import MAX_BACKLOG, ReaderLink
 
     r = pty_readers(reader=1)
     sink = SlowSink()

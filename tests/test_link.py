@@ -11,8 +11,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
+from tablesense.daemon.config import LinkSettings
+from tablesense.daemon.link import ReaderLink
 from tablesense.daemon.sequence import Sequencer
+from tablesense.daemon.session import LinkMessage
 from tablesense.onboard.wire import codec
 
 FAST = LinkSettings(heartbeat_timeout_ms=400, backoff_initial_ms=20, backoff_max_ms=200,

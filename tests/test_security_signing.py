@@ -19,6 +19,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import tty
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,8 +30,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PtyReader
-from tablesense.daemon.config import ConfigError, parse_config
-from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink, ReplayWindow, host_stamp
+from tablesense.daemon.config import ConfigError, LinkSettings, parse_config
+from tablesense.daemon.link import ReaderLink
+from tablesense.daemon.session import LinkMessage
+from tablesense.daemon.stamps import ReplayWindow, host_stamp
 from tablesense.firmware.build import place_shared
 from tablesense.onboard.wire import codec as c
 from test_codec_props import MESSAGES
@@ -260,7 +263,7 @@ def spoofed(col: Collector) -> list[LinkMessage]:
 def test_signed_session_delivers_and_adopts_the_hosts_clock(signed_readers,
                                                             signed_links) -> None:
     r = signed_readers(reader=1, serial="SIGNED-1")
-    before = host_stamp()
+    before = host_stamp(time.time())
     link, col = signed_links("N", r.path)
     assert until(lambda: bool(r.host_frames(c.CONFIG)))
     r.hello()  # stale (stamp 1 < the session's): answered all the same
@@ -457,7 +460,7 @@ def test_the_real_firmware_signs_and_the_link_requires_it(signed_links) -> None:
     scenario = Path(__file__).parent / "data" / "sim-north.jsonl"
     want = sim.expected_observations(scenario, "N")
     with signed_vm_reader(scenario) as (port, _proc, work):
-        before = host_stamp()
+        before = host_stamp(time.time())
         # The firmware beats at 1 Hz: the protocol's 3.5 s timeout, not the fast one. With
         # 400 ms the link timed the reader out between beats (and while the VM booted), and
         # each reopen flushed the pty's input: the frames lost came again through RESEND,

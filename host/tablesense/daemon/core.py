@@ -34,12 +34,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablesense.daemon.collector import RECLAIM_S, Collector
-from tablesense.daemon.config import Config, ReaderConfig
+from tablesense.daemon.config import Config, LinkSettings, ReaderConfig
 from tablesense.daemon.journal_writer import JournalWriter, journal_path
-from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
+from tablesense.daemon.link import ReaderLink
 from tablesense.daemon.loop import LinkLoop
 from tablesense.daemon.mqtt import Publisher
 from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.session import LinkMessage
 from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.tables import TableRuntime, dumps
 from tablesense.daemon.topics import Topics
@@ -114,11 +115,7 @@ class Daemon:
                                     config.journal.fsync, config.journal.fsync_interval_ms)
             self.tables[name] = TableRuntime(name, t.code, journal, self.outbox, self.topics,
                                              kick=self.publisher.kick, tuning=config.tracker)
-        lc = config.link
-        settings = LinkSettings(baudrate=lc.baudrate, heartbeat_timeout_ms=lc.heartbeat_timeout_ms,
-                                backoff_initial_ms=lc.backoff_initial_ms,
-                                backoff_max_ms=lc.backoff_max_ms,
-                                resend_timeout_ms=lc.resend_timeout_ms)
+        settings = config.link
         self.links: list[ReaderLink] = []
         self.loop = LinkLoop(name="core", interval_s=TICK_S, on_wake=self._batch)
         for name, t in config.tables.items():
