@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tablesense.daemon.api import dashboard_routes
 from tablesense.daemon.collector import RECLAIM_S, Collector
 from tablesense.daemon.config import Config, LinkSettings, ReaderConfig
 from tablesense.daemon.journal_writer import JournalWriter, journal_path
@@ -123,19 +124,20 @@ class Daemon:
                 link = self._make_link(name, seat, rc, settings, t.require_signed)
                 self.links.append(link)
                 self.loop.add(link)
-        # the last state published per table (the core thread replaces the dict whole;
-        # the dashboard's threads only read it)
+        # the last state published per table (the core thread sets a table's entry to a
+        # new dict, never changes one; the dashboard's threads only read them)
         self.states: dict[str, dict[str, Any]] = {}
         self._snaps: dict[str, dict[str, Any]] = {}  # the snapshot each state was made of
         self.web: DashboardServer | None = None
         if config.dashboard is not None:
-            from tablesense.daemon.api import dashboard_routes
-
             d = config.dashboard
+            journals = {name: (journal_path(config.journal.dir, name), t.code)
+                        for name, t in config.tables.items()}
             self.web = DashboardServer(
                 dashboard_settings(config.broker.base, d.broker_url, list(config.tables),
                                    d.username, d.login), bind=d.bind, port=d.port,
-                routes=dashboard_routes(self), source=config.source)
+                routes=dashboard_routes(d, config.broker.base, journals, self.states),
+                source=config.source)
         self._stop = threading.Event()
         self._started = False
         self._last_tick = 0.0
