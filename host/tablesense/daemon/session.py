@@ -47,7 +47,10 @@ The rules, all here:
   (:mod:`.trust`).
 
 Times are host time in ms since the Unix epoch (a signed session's CONFIG
-stamp is made from it).
+stamp is made from it); the session never reads a clock. Its one side effect
+is log lines on the ``tablesense.link`` logger (a HELLO, a replay, a reader
+online or offline), as h2 logs through a logger it is given: no port, no
+file, no thread.
 
 >>> from tablesense.onboard.wire import codec
 >>> s = ReaderSession("1", "N", settings=LinkSettings(), now=0)
