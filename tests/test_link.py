@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from tablesense.daemon import link as link_module
 from tablesense.daemon.config import LinkSettings
 from tablesense.daemon.link import ReaderLink
 from tablesense.daemon.loop import LinkLoop
@@ -202,6 +203,36 @@ def test_a_flooding_reader_does_not_stall_a_healthy_one(pty_readers) -> None:
         flooder.join(2)
         loop.stop()
         col.stop()
+
+
+def test_an_absent_reader_is_retried_with_capped_backoff_and_said_offline_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The port side's own clock, driven by hand: no thread, no port (``resolve`` finds
+    none), each service() at a chosen time."""
+    t0 = 1_800_000_000_000
+    monkeypatch.setattr(link_module, "now_ms", lambda: t0)  # when the link starts trying
+    out: list[LinkMessage] = []
+
+    class Sink:
+        def put(self, item: LinkMessage, /) -> None:
+            out.append(item)
+
+    link = ReaderLink("1", "W", lambda: None, Sink(), LinkSettings(
+        heartbeat_timeout_ms=1000, backoff_initial_ms=100, backoff_max_ms=400))
+    loop = LinkLoop(name="never-started")
+    loop.add(link)
+    tries = []
+    for t in range(t0, t0 + 3000, 10):
+        before = link.counters["open_failures"]
+        link.service(t)
+        if link.counters["open_failures"] > before:
+            tries.append(t - t0)
+    loop.stop()
+    # 100, 200, then capped at 400 ms apart
+    assert tries == [0, 100, 300, 700, 1100, 1500, 1900, 2300, 2700]
+    offline = [m for m in out if m.kind == "offline"]
+    assert [(m.reason, m.t - t0) for m in offline] == [("never-answered", 1100)]
+    assert link.state == "offline" and link.health()["port"] is None
 
 
 @pytest.mark.hil
