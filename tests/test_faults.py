@@ -480,6 +480,45 @@ def test_journal_disk_full_keeps_alerting_and_catches_up(mosquitto, watchers, pt
         subprocess.run(["umount", "-l", str(small)], capture_output=True, timeout=10)
 
 
+@pytest.mark.broker
+def test_outbox_disk_full_keeps_a_reader_offline_alert(mosquitto, watchers, pty_readers,
+                                                       tmp_path: Path, caplog: Any) -> None:
+    """The daemon's own alerts take the rulings' door: an outbox that cannot be written
+    (its disk full) keeps a reader's offline alert in memory, and it goes out once
+    there is room again."""
+    small = tmp_path / "small"
+    if not mount_tiny_tmpfs(small, "256k"):
+        pytest.skip("needs root and tmpfs mounts to make a full disk")
+    try:
+        broker = mosquitto()
+        w = watchers(broker.port, ["ts/1/alert"])
+        readers = make_readers(pty_readers)
+        daemon = Daemon(config(tmp_path, broker.port, {s: r.path for s, r in readers.items()},
+                               outbox=small / "outbox.sqlite"))
+        daemon.start()
+        filler = small / "filler"
+        try:
+            go_online(readers, daemon)
+            free = os.statvfs(small)
+            filler.write_bytes(b"\0" * (free.f_bavail * free.f_frsize))  # no page left
+            readers["N"].stop_heartbeats()  # North's reader falls silent: offline
+            assert until(lambda: any("outbox-write-failed" in r.getMessage()
+                                     for r in caplog.records), 10)
+            table = daemon.tables["1"]
+            assert table.counters["alerts"] == 0 and alerts(w) == []
+            filler.unlink()  # room again: the alert kept in memory is stored and sent
+            assert w.wait_for(lambda m: any(a["kind"] == "reader-offline"
+                                            for a in alerts(w)), 10)
+        finally:
+            daemon.stop()
+        (offline,) = alerts(w)
+        assert (offline["kind"], offline["reader"], offline["severity"]) == (
+            "reader-offline", "N", "director")
+        assert offline["reason"] == "heartbeat-timeout" and table.counters["alerts"] == 1
+    finally:
+        subprocess.run(["umount", "-l", str(small)], capture_output=True, timeout=10)
+
+
 # -- the core falling behind: links push back instead of queueing without end ---------------
 
 
@@ -498,7 +537,8 @@ class SlowSink:
 
 
 def test_links_stop_reading_while_the_core_is_behind(pty_readers) -> None:
-    from tablesense.daemon.link import MAX_BACKLOG, LinkSettings, ReaderLink
+    from tablesense.daemon.config import LinkSettings
+    from tablesense.daemon.link import MAX_BACKLOG, ReaderLink
 
     r = pty_readers(reader=1)
     sink = SlowSink()

@@ -1,4 +1,7 @@
-"""Reader links over real ptys, with frames made by the real codec."""
+"""Reader links over real ptys: the port side of a link (its protocol, the session, is
+tested without a port in test_session.py). Opening, reading and writing a real tty,
+reopening after a timeout or an unplug, and one loop serving a flooded port beside a
+healthy one."""
 
 from __future__ import annotations
 
@@ -11,8 +14,11 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
-from tablesense.daemon.sequence import Sequencer
+from tablesense.daemon import link as link_module
+from tablesense.daemon.config import LinkSettings
+from tablesense.daemon.link import ReaderLink
+from tablesense.daemon.loop import LinkLoop
+from tablesense.daemon.session import LinkMessage
 from tablesense.onboard.wire import codec
 
 FAST = LinkSettings(heartbeat_timeout_ms=400, backoff_initial_ms=20, backoff_max_ms=200,
@@ -103,18 +109,18 @@ def test_handshake_config_and_ack(pty_readers, links) -> None:
     assert m.frame is not None and m.frame.fields["t"] == 77 and m.seat == "E"
 
 
-def test_heartbeat_timeout_goes_offline_and_comes_back(pty_readers, links) -> None:
+def test_heartbeat_timeout_closes_the_port_and_reopens_it(pty_readers, links) -> None:
     r = pty_readers()
     link, col = links("N", lambda: r.path)
     r.hello()
     r.start_heartbeats(0.1)
     assert until(lambda: col.kinds() == ["online"])
-    time.sleep(0.6)  # beats keep it online well past the timeout
-    assert col.kinds() == ["online"]
+    beats = link.counters["frames"]
+    # beats keep it online well past the timeout (0.4 s: ten beats are a second)
+    assert until(lambda: link.counters["frames"] >= beats + 10)
+    assert col.kinds() == ["online"] and link.counters["opens"] == 1
     r.stop_heartbeats()
-    t0 = time.monotonic()
     assert until(lambda: col.kinds() == ["online", "offline"], 3)
-    assert 0.3 < time.monotonic() - t0 < 1.5
     offline = next(m for m in col.items if m.kind == "offline")
     assert offline.reason == "heartbeat-timeout" and offline.health["state"] == "offline"
     r.start_heartbeats(0.1)  # the link reopened the port and is listening again
@@ -154,116 +160,20 @@ def test_pty_closed_mid_frame_then_replugged_loses_nothing(pty_readers, links) -
     assert link.all_counters()["gaps"] >= 1
 
 
-def test_gap_asks_for_resend_and_duplicates_are_dropped(pty_readers, links) -> None:
-    r = pty_readers(seq=65530)  # across the 16-bit wrap
-    r.auto_resend = False
-    link, col = links("S", lambda: r.path)
-    r.hello()
-    r.observe("SA")
-    lost = r.frame(codec.OBSERVE, {"seat": "N", "card": "SK", "zone": "trick", "face": "up",
-                                   "level": "at", "t": 0})
-    lost_seq = r.seq - 1 & 0xFFFF
-    r.observe("SQ")
-    r.observe("SJ")
-    assert until(lambda: [f.fields for f in r.host_frames(codec.RESEND)]  # type: ignore[attr-defined]
-                 == [{"from_seq": lost_seq}])
-    time.sleep(0.05)
-    assert col.cards() == ["SA"]  # SQ and SJ wait for SK
-    r.write(lost)
-    assert until(lambda: col.cards() == ["SA", "SK", "SQ", "SJ"])
-    r.write(r.sent[lost_seq])  # a duplicate, and one from before the wrap
-    r.write(r.sent[65531])
-    r.observe("ST")
-    assert until(lambda: col.cards() == ["SA", "SK", "SQ", "SJ", "ST"])
-    time.sleep(0.1)
-    c = link.all_counters()
-    assert col.cards() == ["SA", "SK", "SQ", "SJ", "ST"]
-    assert c["duplicates"] == 2 and c["gaps"] == 1 and c["resends"] >= 1 and c["lost"] == 0
-
-
-def test_a_damaged_frame_is_asked_for_at_once(pty_readers, links) -> None:
-    """A bad CRC is a frame lost for certain: RESEND goes out before any later frame shows
-    the gap (else the other readers' later cards would overtake it at the engine)."""
-    r = pty_readers(seq=10)
-    r.auto_resend = False
-    # Every frame comes from this thread: the CONFIG is answered here, once, so a CONFIG
-    # the host repeats on a slow machine (500 ms without the ACK) gets no second ACK, which
-    # could take a seq between the frame below and its damaged copies and show as a gap.
-    r.auto_ack_config = False
-    link, col = links("S", lambda: r.path, settings=LinkSettings(
-        heartbeat_timeout_ms=5000, resend_timeout_ms=5000, health_interval_ms=100))
-    r.hello()
-    assert until(lambda: r.host_frames(codec.CONFIG))
-    r.send(codec.ACK, {"ack_seq": r.host_frames(codec.CONFIG)[0].seq})  # type: ignore[attr-defined]
-    r.observe("SA")
-    assert until(lambda: col.cards() == ["SA"])
-    good = r.frame(codec.OBSERVE, {"seat": "N", "card": "SK", "zone": "trick", "face": "up",
-                                   "level": "at", "t": 0})
-    good_seq = r.seq - 1 & 0xFFFF
-    bad = bytearray(good)
-    bad[len(bad) // 2] ^= 0x01  # one bit flipped on the wire
-    r.write(bytes(bad))
-    r.write(bytes(bad))  # a burst of line noise: still one RESEND
-    assert until(lambda: [f.fields for f in r.host_frames(codec.RESEND)]  # type: ignore[attr-defined]
-                 == [{"from_seq": good_seq}])
-    r.write(good)  # the reader's resend
-    assert until(lambda: col.cards() == ["SA", "SK"])
-    r.observe("SQ")
-    assert until(lambda: col.cards() == ["SA", "SK", "SQ"])
-    c = link.all_counters()
-    assert c["bad_crc"] == 2 and c["nacks"] == 1 and c["gaps"] == 0 and c["lost"] == 0
-
-
-def test_damage_before_anything_arrived_asks_nothing() -> None:
-    s = Sequencer()
-    s.damaged(0)  # line noise as the port opens: no count yet, nothing to ask for
-    assert s.take_resend() is None and s.counters["nacks"] == 0
-    s.accept(codec.Frame(codec.HELLO, {}, seq=3), 1)
-    s.damaged(2)
-    assert s.take_resend() == 4 and s.counters["nacks"] == 1
-    s.damaged(3)  # nothing arrived since the last ask
-    assert s.take_resend() is None
-    o4 = codec.Frame(codec.OBSERVE, {}, seq=4)
-    assert s.accept(o4, 4) == [(o4, 4)]
-    s.damaged(5)
-    assert s.take_resend() == 5 and s.counters["nacks"] == 2
-
-
-def test_gap_never_filled_is_given_up_and_counted() -> None:
-    s = Sequencer(resend_timeout_ms=100, max_retries=1)
-    f = [codec.Frame(codec.OBSERVE, {"n": i}, seq=i) for i in range(5)]
-    assert s.accept(codec.Frame(codec.HELLO, {}, seq=0), 0)
-    assert s.accept(f[1], 0) == [(f[1], 0)]
-    assert s.accept(f[3], 7) == [] and s.take_resend() == 2
-    assert s.tick(50) == [] and s.take_resend() is None
-    assert s.tick(150) == [] and s.take_resend() == 2  # asked once more
-    assert s.tick(300) == [(f[3], 7)]  # delivered with the time it arrived
-    assert s.counters["lost"] == 1 and s.accept(f[4], 301) == [(f[4], 301)]
-
-
-def test_a_lost_heartbeat_does_not_hold_observations_back() -> None:
-    """A reader that does not keep heartbeats (firmware 0.1.0 did not): the first resent
-    frame shows the gap is unfillable."""
-    s = Sequencer(resend_timeout_ms=10_000)
-    hb = codec.Frame(codec.HEARTBEAT, {}, seq=5)
-    o6, o7, o8 = (codec.Frame(codec.OBSERVE, {}, seq=n) for n in (6, 7, 8))
-    s.accept(codec.Frame(codec.HELLO, {}, seq=4), 0)
-    assert s.accept(o6, 1) == [] and s.accept(o7, 2) == []  # hb 5 lost on the wire
-    assert s.take_resend() == 5
-    # the reader resends what it kept from 5 on: 6 and 7 (not the heartbeat)
-    assert s.accept(o6, 3) == [(o6, 1), (o7, 2)]
-    assert s.accept(o7, 4) == [] and s.accept(o8, 5) == [(o8, 5)]
-    assert s.counters["lost"] == 1 and s.counters["duplicates"] == 2
-    assert hb.seq == 5
-
-
-def test_a_flooding_reader_does_not_stall_a_healthy_one(pty_readers, links) -> None:
+def test_a_flooding_reader_does_not_stall_a_healthy_one(pty_readers) -> None:
+    """One loop serves both ports: the flooded one gets one read (4 KiB at most) a
+    wake-up like the other, so the healthy reader's frames go through while garbage
+    waits on the other port. (How soon is a benchmark's question, not a test's.)"""
     bad = pty_readers(reader=2)
     good = pty_readers(reader=0)
+    loop = LinkLoop(name="flood-test")
     q: queue.Queue[LinkMessage] = queue.Queue()
     col = Collector(q)
-    links("N", lambda: good.path, q, col)
-    bad_link, _ = links("E", lambda: bad.path, q, col)
+    good_link = ReaderLink("1", "N", lambda: good.path, q, FAST)
+    bad_link = ReaderLink("1", "E", lambda: bad.path, q, FAST)
+    loop.add(good_link)
+    loop.add(bad_link)
+    loop.start()
     stop = threading.Event()
     junk = os.urandom(4096) + bytes(range(256)) * 4
 
@@ -279,21 +189,50 @@ def test_a_flooding_reader_does_not_stall_a_healthy_one(pty_readers, links) -> N
     try:
         good.hello()
         good.start_heartbeats(0.1)
-        latencies = []
+        assert until(lambda: good_link.state == "online")
         for c in CARDS:
-            t0 = time.monotonic()
             good.observe(c)
-            assert until(lambda c=c: c in col.cards("N"), 2), f"{c} stalled"
-            latencies.append(time.monotonic() - t0)
+            assert until(lambda c=c: c in col.cards("N"), 5), f"{c} stalled"
         assert col.cards("N") == CARDS
-        assert max(latencies) < 0.5
-        # the flood was real: the bad link is reading it all along (how much by now
-        # depends on the machine's speed, so wait for it rather than sample it)
+        # the flood was real: the bad link reads it all along, one read a wake-up
         assert until(lambda: bad_link.counters["bytes"] > 100_000, 20)
+        assert bad_link.counters["bytes"] <= 4096 * loop.wakeups
         assert bad_link.counters["frames"] == 0
     finally:
         stop.set()
         flooder.join(2)
+        loop.stop()
+        col.stop()
+
+
+def test_an_absent_reader_is_retried_with_capped_backoff_and_said_offline_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The port side's own clock, driven by hand: no thread, no port (``resolve`` finds
+    none), each service() at a chosen time."""
+    t0 = 1_800_000_000_000
+    monkeypatch.setattr(link_module, "now_ms", lambda: t0)  # when the link starts trying
+    out: list[LinkMessage] = []
+
+    class Sink:
+        def put(self, item: LinkMessage, /) -> None:
+            out.append(item)
+
+    link = ReaderLink("1", "W", lambda: None, Sink(), LinkSettings(
+        heartbeat_timeout_ms=1000, backoff_initial_ms=100, backoff_max_ms=400))
+    loop = LinkLoop(name="never-started")
+    loop.add(link)
+    tries = []
+    for t in range(t0, t0 + 3000, 10):
+        before = link.counters["open_failures"]
+        link.service(t)
+        if link.counters["open_failures"] > before:
+            tries.append(t - t0)
+    loop.stop()
+    # 100, 200, then capped at 400 ms apart
+    assert tries == [0, 100, 300, 700, 1100, 1500, 1900, 2300, 2700]
+    offline = [m for m in out if m.kind == "offline"]
+    assert [(m.reason, m.t - t0) for m in offline] == [("never-answered", 1100)]
+    assert link.state == "offline" and link.health()["port"] is None
 
 
 @pytest.mark.hil

@@ -11,7 +11,7 @@ import pytest
 
 from tablesense.daemon.config import ConfigError, parse_config
 from tablesense.daemon.core import Daemon, observed_seat
-from tablesense.daemon.link import LinkMessage
+from tablesense.daemon.session import LinkMessage
 from tablesense.onboard.wire import codec
 
 

@@ -16,7 +16,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from tablesense.daemon.config import BrokerConfig
 from tablesense.daemon.mqtt import Publisher
-from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.outbox import Outbox, OutboxError
 from tablesense.daemon.topics import Topics
 
 
@@ -35,6 +35,16 @@ def test_outbox_is_idempotent_ordered_and_durable(tmp_path: Path) -> None:
     first = again.pending()[0]
     assert [m.key for m in again.pending(after=first.seq, limit=2)] == ["1-1-2", "1-1-3"]
     again.close()
+
+
+def test_a_failing_outbox_raises_its_own_error_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "o.sqlite"
+    box = Outbox(path)
+    box.close()
+    with pytest.raises(OutboxError) as e:  # SQLite's error, not the caller's to import
+        box.enqueue("1-1-1", "b/1/alert", b"{}")
+    assert str(path) in str(e.value) and "enqueue 1-1-1" in str(e.value)
+    assert e.value.__cause__ is not None
 
 
 @pytest.mark.broker

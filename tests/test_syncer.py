@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import threading
 
+from tablesense.daemon.outbox import PendingAlert
 from tablesense.daemon.syncer import Syncer
 
-Alert = tuple[str, bytes, str, str]
+Alert = PendingAlert
 
 
 def alert(n: int) -> Alert:
-    return (f"1-1-{n}", b"{}", "k", "penalty")
+    return PendingAlert(f"1-1-{n}", b"{}", "k", "penalty")
 
 
 class Table:

@@ -30,20 +30,17 @@ import binascii
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from html import escape
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tablesense.contract import catalogue
-from tablesense.daemon.journal_writer import journal_path
+from tablesense.daemon.config import DashboardConfig
 from tablesense.daemon.mqtt import broker_login
 from tablesense.daemon.web import Request, Response, Route, json_response
 from tablesense.documents import dd, record, report
-
-if TYPE_CHECKING:
-    from tablesense.daemon.core import Daemon
 
 
 class RecordCache:
@@ -154,16 +151,18 @@ def login_url(broker_url: str, bind: str) -> str:
     return broker_url.replace("{host}", f"[{here}]" if ":" in here else here)
 
 
-def dashboard_routes(daemon: Daemon) -> dict[str, Route]:
-    cfg = daemon.config
-    dash = cfg.dashboard
-    journals = {name: (journal_path(cfg.journal.dir, name), t.code)
-                for name, t in cfg.tables.items()}
+def dashboard_routes(dash: DashboardConfig, base: str,
+                     journals: dict[str, tuple[Path, str | None]],
+                     states: Mapping[str, dict[str, Any]]) -> dict[str, Route]:
+    """The routes, given what they read: the dashboard's settings, the broker's topic
+    ``base`` (logins are checked against its ACL), each table's journal and law code,
+    and the last state published per table (a mapping the daemon's core keeps up to
+    date; read here, never written)."""
     cache = RecordCache(journals)
     cat = json_response(catalogue.as_json())
-    logins = dash is not None and dash.login
-    url = login_url(dash.broker_url, dash.bind) if dash is not None else ""
-    sessions = Sessions(lambda user, pw: broker_login(url, cfg.broker.base, user, pw))
+    logins = dash.login
+    url = login_url(dash.broker_url, dash.bind)
+    sessions = Sessions(lambda user, pw: broker_login(url, base, user, pw))
 
     def who(req: Request) -> tuple[str, str] | None:
         if not logins:
@@ -239,7 +238,7 @@ def dashboard_routes(daemon: Daemon) -> dict[str, Route]:
         # 200 with "ok": false for what the page expects (no position yet, no solver): a
         # 4xx would be logged in the browser's console as a failed resource
         table = req.query.get("table", "")
-        state = daemon.states.get(table)
+        state = states.get(table)
         if state is None:
             return json_response({"ok": False, "error": f"no state of table {table!r} yet"})
         try:

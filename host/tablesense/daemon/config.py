@@ -71,12 +71,26 @@ class JournalConfig:
 
 
 @dataclass(frozen=True)
-class LinkTiming:
+class LinkSettings:
+    """How every reader link finds its reader and keeps time with it: one type
+    for the config's ``[readers]`` and the links.
+
+    The port side (daemon/link.py) takes ``baudrate``, the backoff and the USB
+    ids; the protocol (daemon/session.py) the rest: when a silent reader is
+    offline, when a gap is asked for again, the CONFIG it sends (``scan_ms``,
+    ``debounce_ms``: 0 is the reader's own default) and how often its health is
+    published. The last three are not in ``[readers]``: their defaults serve,
+    and tests set them.
+    """
+
     baudrate: int = 115200
     heartbeat_timeout_ms: int = 3500
     backoff_initial_ms: int = 200
     backoff_max_ms: int = 5000
     resend_timeout_ms: int = 500
+    scan_ms: int = 20
+    debounce_ms: int = 0
+    health_interval_ms: int = 1000
     usb_vid: int | None = None
     usb_pid: int | None = None
 
@@ -149,7 +163,7 @@ class Config:
     broker: BrokerConfig = field(default_factory=BrokerConfig)
     journal: JournalConfig = field(default_factory=JournalConfig)
     outbox: Path = Path("journal/outbox.sqlite")
-    link: LinkTiming = field(default_factory=LinkTiming)
+    link: LinkSettings = field(default_factory=LinkSettings)
     tables: dict[str, TableConfig] = field(default_factory=dict)
     dashboard_port: int | None = None
     state_interval_ms: int = 250
@@ -352,7 +366,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
     b1 = r.integer("backoff_max_ms", 5000, 1, 3_600_000) or 5000
     if b1 < b0:
         r.fail(f"must be at least backoff_initial_ms ({b0}), got {b1}", "backoff_max_ms")
-    link = LinkTiming(
+    link = LinkSettings(
         baudrate=r.integer("baudrate", 115200, 300, 12_000_000) or 115200,
         heartbeat_timeout_ms=hb, backoff_initial_ms=b0, backoff_max_ms=b1,
         resend_timeout_ms=r.integer("resend_timeout_ms", 500, 10, 60_000) or 500,

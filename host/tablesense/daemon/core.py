@@ -33,13 +33,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tablesense.daemon.api import dashboard_routes
 from tablesense.daemon.collector import RECLAIM_S, Collector
-from tablesense.daemon.config import Config, ReaderConfig
+from tablesense.daemon.config import Config, LinkSettings, ReaderConfig
 from tablesense.daemon.journal_writer import JournalWriter, journal_path
-from tablesense.daemon.link import LinkMessage, LinkSettings, ReaderLink
+from tablesense.daemon.link import ReaderLink
 from tablesense.daemon.loop import LinkLoop
 from tablesense.daemon.mqtt import Publisher
 from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.session import LinkMessage
 from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.tables import TableRuntime, dumps
 from tablesense.daemon.topics import Topics
@@ -114,11 +116,7 @@ class Daemon:
                                     config.journal.fsync, config.journal.fsync_interval_ms)
             self.tables[name] = TableRuntime(name, t.code, journal, self.outbox, self.topics,
                                              kick=self.publisher.kick, tuning=config.tracker)
-        lc = config.link
-        settings = LinkSettings(baudrate=lc.baudrate, heartbeat_timeout_ms=lc.heartbeat_timeout_ms,
-                                backoff_initial_ms=lc.backoff_initial_ms,
-                                backoff_max_ms=lc.backoff_max_ms,
-                                resend_timeout_ms=lc.resend_timeout_ms)
+        settings = config.link
         self.links: list[ReaderLink] = []
         self.loop = LinkLoop(name="core", interval_s=TICK_S, on_wake=self._batch)
         for name, t in config.tables.items():
@@ -126,19 +124,20 @@ class Daemon:
                 link = self._make_link(name, seat, rc, settings, t.require_signed)
                 self.links.append(link)
                 self.loop.add(link)
-        # the last state published per table (the core thread replaces the dict whole;
-        # the dashboard's threads only read it)
+        # the last state published per table (the core thread sets a table's entry to a
+        # new dict, never changes one; the dashboard's threads only read them)
         self.states: dict[str, dict[str, Any]] = {}
         self._snaps: dict[str, dict[str, Any]] = {}  # the snapshot each state was made of
         self.web: DashboardServer | None = None
         if config.dashboard is not None:
-            from tablesense.daemon.api import dashboard_routes
-
             d = config.dashboard
+            journals = {name: (journal_path(config.journal.dir, name), t.code)
+                        for name, t in config.tables.items()}
             self.web = DashboardServer(
                 dashboard_settings(config.broker.base, d.broker_url, list(config.tables),
                                    d.username, d.login), bind=d.bind, port=d.port,
-                routes=dashboard_routes(self), source=config.source)
+                routes=dashboard_routes(d, config.broker.base, journals, self.states),
+                source=config.source)
         self._stop = threading.Event()
         self._started = False
         self._last_tick = 0.0

@@ -44,6 +44,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,25 +73,56 @@ class Message:
     qos: int
 
 
+@dataclass(frozen=True, slots=True)
+class PendingAlert:
+    """An alert on its way into the outbox: a ruling's, or one the daemon raises itself.
+
+    ``id`` is its stable id (the outbox's key), ``payload`` the JSON sent as it
+    is; ``kind`` and ``severity`` are for the log line when it is stored."""
+
+    id: str
+    payload: bytes
+    kind: str
+    severity: str
+
+
+class OutboxError(Exception):
+    """The outbox could not be read or written (its disk full, the file damaged).
+
+    The cause (SQLite's error) is ``__cause__``; callers need not import sqlite3."""
+
+
 class Outbox:
-    """A thread-safe SQLite outbox (one connection, one lock)."""
+    """A thread-safe SQLite outbox (one connection, one lock).
+
+    Every method raises :class:`OutboxError` when the database fails."""
 
     def __init__(self, path: str | Path) -> None:
-        if str(path) != ":memory:":
+        self.path = str(path)
+        if self.path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")  # see the module docstring
-        self._db.executescript(_SCHEMA)
+        with self._failing("open"):
+            self._db = sqlite3.connect(self.path, check_same_thread=False,
+                                       isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # see the module docstring
+            self._db.executescript(_SCHEMA)
+
+    @contextmanager
+    def _failing(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise OutboxError(f"{self.path}: {what}: {exc}") from exc
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._failing("close"):
             self._db.close()
 
     def enqueue(self, key: str, topic: str, payload: bytes, qos: int = 1) -> bool:
         """Store an alert durably; False if one with this key was stored before."""
-        with self._lock:
+        with self._lock, self._failing(f"enqueue {key}"):
             cur = self._db.execute(
                 "INSERT OR IGNORE INTO outbox (key, topic, payload, qos, created) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -99,13 +132,13 @@ class Outbox:
 
     def known(self, key: str) -> bool:
         """Was an alert with this key ever enqueued (delivered or not)?"""
-        with self._lock:
+        with self._lock, self._failing(f"look up {key}"):
             row = self._db.execute("SELECT 1 FROM outbox WHERE key = ?", (key,)).fetchone()
             return row is not None
 
     def pending(self, after: int = 0, limit: int = 1000) -> list[Message]:
         """Unacknowledged alerts with ``seq > after``, oldest first."""
-        with self._lock:
+        with self._lock, self._failing("read pending"):
             rows = self._db.execute(
                 "SELECT seq, key, topic, payload, qos FROM outbox "
                 "WHERE status = 'pending' AND seq > ? ORDER BY seq LIMIT ?",
@@ -120,14 +153,14 @@ class Outbox:
         v5, e.g. not authorised): retrying would block every later alert, so
         it is kept for inspection instead.
         """
-        with self._lock:
+        with self._lock, self._failing(f"ack {seq}"):
             self._db.execute(
                 "UPDATE outbox SET status = ?, acked = ? WHERE seq = ? AND status = 'pending'",
                 (status, int(time.time() * 1000), seq),
             )
 
     def counts(self) -> dict[str, int]:
-        with self._lock:
+        with self._lock, self._failing("count"):
             rows = self._db.execute("SELECT status, COUNT(*) FROM outbox GROUP BY status")
             found = {str(s): int(n) for s, n in rows}
         return {k: found.get(k, 0) for k in ("pending", "acked", "refused")}
@@ -136,7 +169,7 @@ class Outbox:
         """Forget acknowledged rows older than this (their keys too: only do it
         for journals that will not be replayed again)."""
         cutoff = int(time.time() * 1000) - older_than_ms
-        with self._lock:
+        with self._lock, self._failing("prune"):
             cur = self._db.execute(
                 "DELETE FROM outbox WHERE status != 'pending' AND acked < ?", (cutoff,))
             return cur.rowcount

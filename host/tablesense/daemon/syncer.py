@@ -20,6 +20,8 @@ import queue
 import threading
 from typing import Protocol
 
+from tablesense.daemon.outbox import PendingAlert
+
 log = logging.getLogger("tablesense.syncer")
 
 WORKERS = 16
@@ -28,7 +30,7 @@ WORKERS = 16
 class Durable(Protocol):
     """What the syncer serves (a :class:`~tablesense.daemon.tables.TableRuntime`)."""
 
-    def make_durable(self, alerts: list[tuple[str, bytes, str, str]]) -> None: ...
+    def make_durable(self, alerts: list[PendingAlert]) -> None: ...
 
 
 class Syncer:
@@ -47,14 +49,14 @@ class Syncer:
         self._jobs: queue.SimpleQueue[Durable | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
-        self._waiting: dict[Durable, list[tuple[str, bytes, str, str]]] = {}
+        self._waiting: dict[Durable, list[PendingAlert]] = {}
         self._busy: set[Durable] = set()
         self._idle = threading.Condition(self._lock)
         self._closed = False
 
-    def submit(self, table: Durable, alerts: list[tuple[str, bytes, str, str]]) -> None:
+    def submit(self, table: Durable, alerts: list[PendingAlert]) -> None:
         """Make ``table``'s journal durable as written so far, then store ``alerts``
-        ((id, payload, kind, severity) each) in the outbox. Never blocks (once
+        in the outbox. Never blocks (once
         closed: done in the caller's thread)."""
         with self._lock:
             if self._closed:

@@ -21,16 +21,21 @@ order, as soon as there is room again, so the journal catches up and still
 replays to the same state. Meanwhile the daemon says so loudly: an ERROR log
 line per failure (``event=journal-write-failed``) and a ``journal-failed``
 alert (severity ``director``, at most one a minute, text naming the file and
-the error); ``event=journal-recovered`` when a write succeeds again. An alert
-the outbox cannot store (its disk full too) is kept in memory and stored at
-the next tick that succeeds.
+the error); ``event=journal-recovered`` when a write succeeds again.
+
+**One door into the outbox.** Every alert, a ruling's or one the daemon
+raises itself (``reader-offline``, ``reader-spoofed``, ``journal-failed``),
+is a :class:`~tablesense.daemon.outbox.PendingAlert` stored by ``_store``:
+one lock (the core and the syncer's threads both store), and one fallback:
+an alert the outbox cannot store (its disk full too) is kept in memory, and
+the alerts kept are stored, in order and before any later one, at the next
+tick that succeeds.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -53,7 +58,7 @@ from tablesense.contract.events import (
 from tablesense.contract.journal import JournalError, read_journal
 from tablesense.contract.vocab import Kind, Severity
 from tablesense.daemon.journal_writer import JournalWriter
-from tablesense.daemon.outbox import Outbox
+from tablesense.daemon.outbox import Outbox, OutboxError, PendingAlert
 from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.topics import Topics
 from tablesense.engine import Engine, EngineError, Ruling
@@ -99,7 +104,7 @@ class TableRuntime:
         self.kick = kick
         self.dirty = True
         self.counters = {"events": 0, "rejected": 0, "refused": 0, "rulings": 0, "alerts": 0}
-        self._unsaved: list[tuple[str, bytes]] = []  # alerts the outbox could not store yet
+        self._unsaved: list[PendingAlert] = []  # alerts the outbox could not store yet
         self._alert_lock = threading.Lock()
         # The daemon's syncer (fsyncs off the core's thread); None: fsync here, at once.
         self.syncer: Syncer | None = None
@@ -330,14 +335,14 @@ class TableRuntime:
         return rulings
 
     def _alerts(self, rulings: list[Ruling], replaying: bool = False) -> int:
-        waiting: list[tuple[str, bytes, str, str]] = []
+        waiting: list[PendingAlert] = []
         for r in rulings:
             self.counters["rulings"] += 1
             if r.severity not in ALERT_SEVERITIES:
                 continue
             if replaying and self.outbox.known(r.id):
                 continue
-            waiting.append((r.id, dumps(r.to_json()), r.kind, r.severity))
+            waiting.append(PendingAlert(r.id, dumps(r.to_json()), r.kind, r.severity))
         if not waiting:
             return 0
         if self.syncer is not None and not replaying and (
@@ -353,7 +358,7 @@ class TableRuntime:
             return len(waiting)
         return self._durable_then_store(waiting)
 
-    def make_durable(self, alerts: list[tuple[str, bytes, str, str]]) -> None:
+    def make_durable(self, alerts: list[PendingAlert]) -> None:
         """(The syncer's thread.) fsync the journal, then store ``alerts``; never raises.
 
         A failed fsync is reported by the core's next tick (the failure alert reads
@@ -365,20 +370,21 @@ class TableRuntime:
             self._sync_errors.append(exc)
         self._store(alerts)
 
-    def _durable_then_store(self, alerts: list[tuple[str, bytes, str, str]]) -> int:
+    def _durable_then_store(self, alerts: list[PendingAlert]) -> int:
         try:
             self.journal.sync()
         except OSError as exc:
             self._journal_failed(exc)
         return self._store(alerts)
 
-    def _store(self, alerts: list[tuple[str, bytes, str, str]]) -> int:
+    def _store(self, alerts: list[PendingAlert]) -> int:
+        """The one door into the outbox, for rulings' alerts and the daemon's own."""
         new = 0
-        for key, payload, kind, severity in alerts:
-            if self._enqueue(key, payload):
+        for a in alerts:
+            if self._enqueue(a):
                 new += 1
                 log.info("event=alert table=%s id=%s kind=%s severity=%s",
-                         self.name, key, kind, severity)
+                         self.name, a.id, a.kind, a.severity)
         if new:
             self.kick()
         return new
@@ -414,26 +420,30 @@ class TableRuntime:
                 JOURNAL_ALERT_INTERVAL_MS:
             return
         self._journal_alerted = t
-        alert = self._director_alert(
+        self._store([self._director_alert(
             f"{self.name}-journal-failed-{t}", "journal-failed", t,
             f"The journal of table {self.name} cannot be written ({self.journal.path}: "
             f"{exc.strerror or exc}). Rulings go on, but a restart now would lose them: "
-            "free the disk.", reason=exc.strerror or str(exc))
-        if self._enqueue(alert["id"], dumps(alert)):
-            self.kick()
+            "free the disk.", reason=exc.strerror or str(exc))])
 
-    def _enqueue(self, key: str, payload: bytes) -> bool:
+    def _enqueue(self, alert: PendingAlert) -> bool:
         """Store an alert in the outbox; if the outbox cannot (disk full), keep it for later.
 
         Called from the core and from the syncer's threads: one lock for the
-        alerts kept in memory and their count."""
+        alerts kept in memory and their count. Alerts kept earlier go first, so
+        a table's alerts reach the outbox in the order they were raised."""
         with self._alert_lock:
+            if self._unsaved:
+                self._unsaved.append(alert)
+                return False
             try:
-                stored = self.outbox.enqueue(key, self.topics.alert(self.name), payload)
-            except sqlite3.Error as exc:
+                stored = self.outbox.enqueue(alert.id, self.topics.alert(self.name),
+                                             alert.payload)
+            except OutboxError as exc:
                 log.error("event=outbox-write-failed table=%s id=%s error=%r (kept in memory, "
-                          "stored when the outbox can be written)", self.name, key, str(exc))
-                self._unsaved.append((key, payload))
+                          "stored when the outbox can be written)", self.name, alert.id,
+                          str(exc))
+                self._unsaved.append(alert)
                 return False
             if stored:
                 self.counters["alerts"] += 1
@@ -443,12 +453,14 @@ class TableRuntime:
         stored = False
         with self._alert_lock:
             pending, self._unsaved = self._unsaved, []
-            for i, (key, payload) in enumerate(pending):
+            for i, a in enumerate(pending):
                 try:
-                    if self.outbox.enqueue(key, self.topics.alert(self.name), payload):
+                    if self.outbox.enqueue(a.id, self.topics.alert(self.name), a.payload):
                         self.counters["alerts"] += 1
                         stored = True
-                except sqlite3.Error:
+                        log.info("event=alert table=%s id=%s kind=%s severity=%s (stored late)",
+                                 self.name, a.id, a.kind, a.severity)
+                except OutboxError:
                     self._unsaved = pending[i:]
                     break
         if stored:
@@ -468,10 +480,10 @@ class TableRuntime:
         return {"ok": False, "req": req, "field": field, "error": error}
 
     def _director_alert(self, ident: str, kind: Kind | DaemonKind, t: int, text: str,
-                        **extra: Any) -> dict[str, Any]:
+                        **extra: Any) -> PendingAlert:
         """An alert the daemon raises itself (severity director; docs/contract.md, "Alerts
-        of the daemon"): ``ident`` is its stable id, ``extra`` its ``reader``/``reason``
-        (and ``seats``)."""
+        of the daemon"), ready for :meth:`_store`: ``ident`` is its stable id, ``extra``
+        its ``reader``/``reason`` (and ``seats``)."""
         snap = self.engine.snapshot()
         severity: Severity = "director"
         alert: dict[str, Any] = {
@@ -479,7 +491,8 @@ class TableRuntime:
             "code": snap.get("code"), "phase": snap.get("phase"), "cards": [], "kind": kind,
             "options": [], "citation": "", "severity": severity, **extra, "text": text, "t": t,
         }
-        return {k: v for k, v in alert.items() if v is not None}
+        return PendingAlert(ident, dumps({k: v for k, v in alert.items() if v is not None}),
+                            kind, severity)
 
     def reader_offline_alert(self, seat: str, reason: str, t: int,
                              seats: tuple[str, ...] = ()) -> None:
@@ -497,26 +510,17 @@ class TableRuntime:
             text = (f"{SEAT_NAMES.get(seat, seat)}'s reader at table {self.name} stopped "
                     f"answering ({reason}); its cards are not being sensed until it is back.")
             extra = {}
-        alert = self._director_alert(
+        self._store([self._director_alert(
             f"{self.name}-reader-{seat}-{t}", "reader-offline", t, text,
-            reader=seat, reason=reason, **extra)
-        if self.outbox.enqueue(alert["id"], self.topics.alert(self.name), dumps(alert)):
-            self.counters["alerts"] += 1
-            log.warning("event=alert table=%s id=%s kind=reader-offline", self.name, alert["id"])
-            self.kick()
+            reader=seat, reason=reason, **extra)])
 
     def reader_spoofed_alert(self, seat: str, reason: str, t: int) -> None:
         """``reader-spoofed`` (severity director): frames on a reader's line that its
         key did not sign (``reason``: ``bad_signature`` or ``unsigned``). The link
         dropped them, and asks for this at most once a minute per reader."""
         what = "Frames with a forged signature" if reason == "bad_signature" else "Unsigned frames"
-        alert = self._director_alert(
+        self._store([self._director_alert(
             f"{self.name}-reader-{seat}-spoofed-{t}", "reader-spoofed", t,
             f"{what} arrived on {SEAT_NAMES.get(seat, seat)}'s reader line at table "
             f"{self.name} and were dropped: a reader without its key, or a device spoofing "
-            "it. Check the reader and its cable.", reader=seat, reason=reason)
-        if self.outbox.enqueue(alert["id"], self.topics.alert(self.name), dumps(alert)):
-            self.counters["alerts"] += 1
-            log.warning("event=alert table=%s id=%s kind=reader-spoofed reason=%s",
-                        self.name, alert["id"], reason)
-            self.kick()
+            "it. Check the reader and its cable.", reader=seat, reason=reason)])
