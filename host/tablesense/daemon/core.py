@@ -113,7 +113,8 @@ class Daemon:
             journal = JournalWriter(journal_path(config.journal.dir, name),
                                     config.journal.fsync, config.journal.fsync_interval_ms)
             self.tables[name] = TableRuntime(name, t.code, journal, self.outbox, self.topics,
-                                             kick=self.publisher.kick, tuning=config.tracker)
+                                             kick=self.publisher.kick, tuning=config.tracker,
+                                             hands=config.hands_of(name))
         lc = config.link
         settings = LinkSettings(baudrate=lc.baudrate, heartbeat_timeout_ms=lc.heartbeat_timeout_ms,
                                 backoff_initial_ms=lc.backoff_initial_ms,

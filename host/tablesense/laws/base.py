@@ -75,6 +75,8 @@ class LawCode:
     year: ClassVar[int] = 0
     source: ClassVar[str] = ""
     whist: ClassVar[bool] = False  # dealer declares trumps and is always the declarer
+    # duplicate boards, numbered: Law 2 gives each its dealer and vulnerability
+    numbered_boards: ClassVar[bool] = False
     # situation -> what this code rules (``tablesense explain``, docs/laws/compare.md)
     rules: ClassVar[dict[str, str]] = {}
 
