@@ -78,6 +78,8 @@ class Board:
         self.won = {"NS": 0, "EW": 0}
         self.opening_lead_faced = False
         self.withdrawn: dict[str, int] = {}
+        # the table contradicted the deal (engine/fouling.py): holdings are not known
+        self.fouled = False
 
     # -- the state machine -------------------------------------------------
     def check(self, event: str) -> None:
@@ -125,6 +127,15 @@ class Board:
         self.hands = {s: set(c) for s, c in hands.items()}
         self.dealt = True
         self.turn = self.dealer
+
+    def refound(self, card: str, record: str, seat: str) -> None:
+        """The table has ``card`` at ``seat``, not at ``record`` as the deal said (a
+        fouled board): it is ``seat``'s from now on, and the deal is known no more."""
+        self.deal = {s: tuple(c for c in cards if c != card) + ((card,) if s == seat else ())
+                     for s, cards in self.deal.items()}
+        self.hands[record].discard(card)
+        self.hands[seat].add(card)
+        self.fouled = True
 
     # -- auction ---------------------------------------------------------------
     def call(self, seat: str, call: str) -> str:
@@ -213,7 +224,8 @@ class Board:
         return _LHO[trick[-1][0]]
 
     def holds_suit(self, seat: str, s: str) -> bool:
-        return any(c[0] == s for c in self.hands[seat])  # (c[0]: suit(c))
+        """As far as the deal tells; a fouled deal tells nothing (no revoke on it)."""
+        return not self.fouled and any(c[0] == s for c in self.hands[seat])  # (suit(c))
 
     def is_legal(self, seat: str, card: str) -> bool:
         trick = self.trick
