@@ -128,12 +128,11 @@ class Board:
         self.dealt = True
         self.turn = self.dealer
 
-    def refound(self, card: str, record: str, seat: str) -> None:
-        """The table has ``card`` at ``seat``, not at ``record`` as the deal said (a
-        fouled board): it is ``seat``'s from now on, and the deal is known no more."""
-        self.deal = {s: tuple(c for c in cards if c != card) + ((card,) if s == seat else ())
-                     for s, cards in self.deal.items()}
-        self.hands[record].discard(card)
+    def refound(self, card: str, was: str, seat: str) -> None:
+        """The table has ``card`` at ``seat``, not at ``was`` as the deal said (a fouled
+        board): it is in ``seat``'s hand from now on, and holdings are known no more.
+        ``deal`` stays as it was given (the hand record)."""
+        self.hands[was].discard(card)
         self.hands[seat].add(card)
         self.fouled = True
 

@@ -17,10 +17,12 @@ noise). When it lasts, whose conflict it is decides the ruling:
   and the seat where it was sensed.
 
 Never a penalty on the strength of a record the table contradicts: from then
-on the card belongs to the seat that has it, and the board's holdings are no
-longer taken from the record (``Board.fouled``: no revoke is established on a
-holding the record alone claims). The director decides what Law 87 makes of
-the board; the engine follows the play as the table shows it.
+on the card belongs to the seat that has it (``Engine._owner`` asks here
+first; the board's ``deal`` stays the record, for the documents), and the
+board's holdings are no longer taken from the record (``Board.fouled``: no
+revoke is established on a holding the record alone claims). The director
+decides what Law 87 makes of the board; the engine follows the play as the
+table shows it.
 
 This module holds the state and the test; ``Engine`` (its ``_conflict_due``)
 asks it and makes the change.
@@ -64,7 +66,8 @@ class Fouling:
             return False
         return pos is None or pos.zone == "gone" or pos is self._seeded.get(pos.seat)
 
-    def found(self, card: str, record: str, seat: str) -> None:
+    def moved(self, card: str, record: str, seat: str) -> None:
+        """The table has ``card`` at ``seat``; the record gave it to ``record``."""
         self.cards[card] = (record, seat)
 
 

@@ -819,7 +819,7 @@ class Engine:
         it from now on (its latest reading, taken in as of ``now``)."""
         card = first.card
         latest = self.sensing.latest(card) or first
-        record = self._owner(card)
+        record = self._owner(card)  # the deal's seat, or where a fouling last put it
         b = self.b
         played = card in self.played or any(c == card for _, c in b.trick)
         if not (self.fouling.contradicts(first, self.tracker.pos.get(card), record, played,
@@ -829,9 +829,10 @@ class Engine:
             self.law.sensor_conflict(self.view, first)
             return
         assert record is not None
-        if card not in self.fouling.cards:  # one ruling a card, naming the record's seat
-            self.fouling.found(card, record, latest.seat)
+        known = self.fouling.cards.get(card)
+        if known is None:  # one ruling a card, naming the record's seat
             self.law.fouled_board(self.view, card, record, latest.seat, first.t)
+        self.fouling.moved(card, known[0] if known else record, latest.seat)
         b.refound(card, record, latest.seat)
         self.sensing.end_conflict(card)
         self.tracker.pos.pop(card, None)
@@ -863,6 +864,10 @@ class Engine:
         if self._owners_of is not self.b.deal:  # the deal changed: index it again
             self._owners_of = self.b.deal
             self._owners = {c: seat for seat, cards in self.b.deal.items() for c in cards}
+        if self.fouling.cards:
+            moved = self.fouling.cards.get(card)
+            if moved is not None:
+                return moved[1]  # the table contradicted the deal: where the table has it
         return self._owners.get(card)
 
     def _display(self, seat: str) -> bool:
