@@ -272,7 +272,7 @@ class Engine:
                 assert conflict is not None
                 if now - began < self.tuning.conflict_ms:
                     return
-                self._conflict_due(self.sensing.take_conflict(conflict.card), now)
+                self._conflict_due(self.sensing.take_conflict(conflict.card))
             elif which == 2:
                 assert disagreement is not None
                 if now - began < self.tuning.conflict_ms:
@@ -740,7 +740,7 @@ class Engine:
         else:
             conflicting = sf.conflicting(o, was, self._owner(o.card))
             for first in sf.due_conflicts(o.t):
-                self._conflict_due(first, o.t)
+                self._conflict_due(first)
             if conflicting:
                 return
             if sf.dropout(o, was):
@@ -812,11 +812,11 @@ class Engine:
         return Observe(o.t, pos.seat, o.card, pos.zone, face, pos.level, seen, conf, o.rt,
                        o.source)
 
-    def _conflict_due(self, first: Observe, now: int) -> None:
+    def _conflict_due(self, first: Observe) -> None:
         """A card sensed at a second seat for ``conflict_ms``: the readers disagree (the
         law's ``sensor-conflict``), or the table contradicts the deal it was given: the
         law's ``fouled-board`` (engine/fouling.py), and the card is where the table has
-        it from now on (its latest reading, taken in as of ``now``)."""
+        it from now on (its latest reading, taken in as of the moment it was due)."""
         card = first.card
         latest = self.sensing.latest(card) or first
         record = self._owner(card)  # the deal's seat, or where a fouling last put it
@@ -836,7 +836,10 @@ class Engine:
         b.refound(card, record, latest.seat)
         self.sensing.end_conflict(card)
         self.tracker.pos.pop(card, None)
-        self._on_observe(msgspec.structs.replace(latest, t=now), None)
+        # taken in as of the moment the conflict was due, whenever the engine sees that
+        # (a daemon's tick, or the next event on replay): the same in both
+        due = max(first.t + self.tuning.conflict_ms, latest.t)
+        self._on_observe(msgspec.structs.replace(latest, t=due), None)
 
     def _readers_disagree(self, card: str) -> None:
         """An RFID tag and a camera placed ``card`` apart for ``conflict_ms``: the law's
