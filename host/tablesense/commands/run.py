@@ -1,6 +1,8 @@
 """``tablesense run --config FILE``: the host daemon.
 
-Reads the TOML config (errors name the file and the key), replays each
+Reads the TOML config (errors name the file and the key) and the event's
+hand records (``[event] hands``, a table's own ``hands``, or ``--hands``: PBN;
+errors name the file, the line and the tag), replays each
 table's journal, connects to the MQTT broker (retrying while it is down),
 opens every reader, serves the director's dashboard when ``[dashboard]``
 gives a port (its URL is printed on stderr) and runs until SIGTERM or
@@ -19,9 +21,11 @@ import json
 import logging
 import signal
 import sys
+from dataclasses import replace
 from types import FrameType
 from typing import Any
 
+from tablesense.contract.handrecords import HandRecordError, load_hand_records
 from tablesense.daemon.config import ConfigError, load_config
 
 
@@ -62,18 +66,26 @@ def register(subparsers: Any) -> None:
     p.add_argument("--log-level", default="info",
                    choices=("debug", "info", "warning", "error"))
     p.add_argument("--json", action="store_true", help="log one JSON object a line")
-    p.add_argument("--check", action="store_true", help="validate the config and exit")
+    p.add_argument("--hands", metavar="FILE",
+                   help="the event's hand records (PBN), instead of [event] hands")
+    p.add_argument("--check", action="store_true",
+                   help="validate the config (and the hand records) and exit")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
-    except ConfigError as exc:
+        if args.hands is not None:
+            config = replace(config, hands=load_hand_records(args.hands))
+    except (ConfigError, HandRecordError) as exc:
         print(f"tablesense run: {exc}", file=sys.stderr)
         return 2
     if args.check:
-        print(f"{args.config}: ok ({len(config.tables)} tables)")
+        dealt = sorted({len(h) for t in config.tables
+                        if (h := config.hands_of(t)) is not None})
+        records = f", hand records for {'/'.join(map(str, dealt))} boards" if dealt else ""
+        print(f"{args.config}: ok ({len(config.tables)} tables{records})")
         return 0
     setup_logging(args.log_level, args.json)
     from tablesense.daemon.core import Daemon  # imports paho: only when running

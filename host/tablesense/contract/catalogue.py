@@ -111,6 +111,9 @@ KINDS: Final[dict[Kind, KindEntry]] = {
     "out-of-step": KindEntry(
         "Out of step", "The engine cannot reconcile what the readers sense with the play; the "
         "director should look at the table."),
+    "fouled-board": KindEntry(
+        "Fouled board", "A card sensed at a seat the hand record does not give it (2017 Law "
+        "87): the director decides how the board is played and scored; never a penalty."),
 }
 
 # Alerts the daemon makes itself (daemon/tables.py): not rulings, not in the contract.

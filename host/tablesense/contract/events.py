@@ -211,6 +211,8 @@ COMMAND_TYPES = frozenset(
     ("board", "setup", "call", "declare", "claim", "concede", "object", "named", "decide",
      "resolve")
 )
+# commands taken only under a director's login (``<base>/<table>/cmd/by/<login>``)
+DIRECTOR_COMMAND_TYPES = frozenset(("dealt",))
 
 
 def _get(obj: dict[str, Any], name: str, required: bool = True) -> Any:

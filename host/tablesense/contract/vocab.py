@@ -35,7 +35,7 @@ Kind = Literal[
     "cards-played-together", "deemed-played", "new-deal", "redeal", "draw-again",
     "partner-must-pass", "forfeit-double", "penalty-card-not-played", "call-not-complied",
     "revoke", "claim", "claim-exposure", "hands-abandoned", "misnamed-card",
-    "sensor-conflict", "reader-offline", "out-of-step",
+    "sensor-conflict", "reader-offline", "out-of-step", "fouled-board",
 ]
 Option = Literal[
     "call-card", "call-suit", "require-highest", "require-lowest", "require-win",

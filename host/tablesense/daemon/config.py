@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from tablesense.contract import vocab
+from tablesense.contract.handrecords import HandRecordError, HandRecords, load_hand_records
 from tablesense.engine.sensing import Tuning
+from tablesense.laws import CODES, DEFAULT_CODE
 
 CONFIG_VERSION = 1
 SEATS: tuple[str, ...] = vocab.SEATS
@@ -127,12 +129,22 @@ class TableConfig:
     """``require_signed``: the links drop (and count, and alert on) unsigned or
     forged frames. It defaults to on when any reader of the table has a key;
     ``require_signed = false`` accepts unsigned frames too (while keys are
-    being rolled out), still checking the signed ones."""
+    being rolled out), still checking the signed ones.
+
+    ``code``: the law code every board of the table is played under (the
+    default code when absent); ``hands``: the table's own hand records, where
+    it plays other boards than the event's (``[event] hands``)."""
 
     name: str
     code: str | None = None
     readers: dict[str, ReaderConfig] = field(default_factory=dict)
     require_signed: bool = False
+    hands: HandRecords | None = None
+
+    @property
+    def law_code(self) -> str:
+        """The id of the code the table plays under: its own, or the default."""
+        return self.code or DEFAULT_CODE
 
 
 @dataclass(frozen=True)
@@ -169,6 +181,14 @@ class Config:
     state_interval_ms: int = 250
     dashboard: DashboardConfig | None = None  # None: no dashboard ([dashboard] port absent)
     tracker: Tuning = field(default_factory=Tuning)
+    # the event's hand records (``[event] hands``, or ``tablesense run --hands``), for the
+    # tables that have none of their own
+    hands: HandRecords | None = None
+
+    def hands_of(self, table: str) -> HandRecords | None:
+        """The hand records a table deals its boards from, if any."""
+        t = self.tables.get(table)
+        return (t.hands if t is not None and t.hands is not None else None) or self.hands
 
 
 def load_config(path: str | Path) -> Config:
@@ -409,8 +429,11 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
                     raise ConfigError(source, f"tables.{name}.readers.{seat}.key",
                                       "missing: this table requires signed frames "
                                       "(require_signed)")
-        tables[name] = TableConfig(name=name, code=t.string("code"), readers=readers,
-                                   require_signed=require)
+        code = t.string("code")
+        if code is not None and code not in CODES:
+            t.fail(f"unknown law code {code!r} (known: {', '.join(sorted(CODES))})", "code")
+        tables[name] = TableConfig(name=name, code=code, readers=readers,
+                                   require_signed=require, hands=_hands(t))
         t.finish()
     tt.finish()
 
@@ -437,6 +460,10 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
     )
     k.finish()
 
+    e = root.table("event")
+    hands = _hands(e)
+    e.finish()
+
     d = root.table("dashboard")
     dashboard_port = d.integer("port", None, 0, 65535)
     dashboard = _dashboard(d, dashboard_port)
@@ -446,7 +473,20 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
     return Config(source=source, version=CONFIG_VERSION, broker=broker, journal=journal,
                   outbox=outbox, link=link, tables=tables, dashboard_port=dashboard_port,
                   state_interval_ms=250 if state_ms is None else state_ms, dashboard=dashboard,
-                  tracker=tracker)
+                  tracker=tracker, hands=hands)
+
+
+def _hands(r: _Reader) -> HandRecords | None:
+    """``hands``: a PBN hand-record file, read and checked now (its errors name the
+    config's key and the file's own line and tag)."""
+    path = r.path("hands", None)
+    if path is None:
+        return None
+    try:
+        return load_hand_records(path)
+    except HandRecordError as exc:
+        r.fail(str(exc), "hands")
+        raise  # (fail raises)
 
 
 def _or(value: int | None, default: int) -> int:

@@ -115,7 +115,8 @@ class Daemon:
             journal = JournalWriter(journal_path(config.journal.dir, name),
                                     config.journal.fsync, config.journal.fsync_interval_ms)
             self.tables[name] = TableRuntime(name, t.code, journal, self.outbox, self.topics,
-                                             kick=self.publisher.kick, tuning=config.tracker)
+                                             kick=self.publisher.kick, tuning=config.tracker,
+                                             hands=config.hands_of(name))
         settings = config.link
         self.links: list[ReaderLink] = []
         self.loop = LinkLoop(name="core", interval_s=TICK_S, on_wake=self._batch)

@@ -46,17 +46,22 @@ import msgspec
 from tablesense.contract.cards import ALL_CARDS, SEATS
 from tablesense.contract.events import (
     COMMAND_TYPES,
+    DIRECTOR_COMMAND_TYPES,
     EVENT_TYPES,
     FACES,
     LEVELS,
     ZONES,
+    BoardStart,
+    Dealt,
     Event,
     EventError,
     Observe,
     parse_event,
 )
+from tablesense.contract.handrecords import HandRecords
 from tablesense.contract.journal import JournalError, read_journal
 from tablesense.contract.vocab import Kind, Severity
+from tablesense.daemon.dealing import Dealing
 from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.outbox import Outbox, OutboxError, PendingAlert
 from tablesense.daemon.syncer import Syncer
@@ -95,9 +100,11 @@ class TableRuntime:
 
     def __init__(self, name: str, code: str | None, journal: JournalWriter, outbox: Outbox,
                  topics: Topics, kick: Callable[[], None] = lambda: None,
-                 tuning: Tuning | None = None) -> None:
+                 tuning: Tuning | None = None, hands: HandRecords | None = None) -> None:
         self.name = name
         self.engine = Engine(table=name, code=code, tuning=tuning, codes=CODES)
+        # its code and hand records: what each board is played under (daemon/dealing.py)
+        self.dealing = Dealing(name, code, hands)
         self.journal = journal
         self.outbox = outbox
         self.topics = topics
@@ -250,6 +257,12 @@ class TableRuntime:
         obj.pop("by", None)
         kind = obj.get("type")
         allowed = (set(EVENT_TYPES) - {"observe"}) if trusted else COMMAND_TYPES
+        if kind in DIRECTOR_COMMAND_TYPES and not trusted:
+            if by is None:
+                return self._reject(obj, req, "type",
+                                    f"{kind} is taken from a director's login only: send it "
+                                    f"on {self.topics.cmd_by(self.name, '<login>')}", by)
+            allowed = {*allowed, kind}
         if kind not in allowed:
             return self._reject(obj, req, "type",
                                 f"expected one of {', '.join(sorted(allowed))}, got {kind!r}",
@@ -257,18 +270,32 @@ class TableRuntime:
         if kind == "board" and "table" in obj and str(obj["table"]) != self.name:
             return self._reject(obj, req, "table",
                                 f"this is table {self.name!r}, got {obj['table']!r}", by)
-        if kind == "board":
-            obj.setdefault("table", self.name)
-        obj = {**obj, "v": 1, "t": self.journal.stamp()}
         try:
+            if kind == "board":
+                obj.setdefault("table", self.name)
+                self.dealing.code_of(obj)  # the journal names the code played
+            obj = {**obj, "v": 1, "t": self.journal.stamp()}
             event = parse_event(obj)
+            if isinstance(event, BoardStart):
+                event = self.dealing.board(event)
+            elif isinstance(event, Dealt) and not trusted:
+                b = self.engine.board
+                self.dealing.check_dealt(b.number if b is not None else None)
         except EventError as exc:
             return self._reject(obj, req, exc.field, exc.message, by)
         rulings = self._apply(event, by)
         if rulings is None:
             return {"ok": False, "req": req, "type": kind, "error": self._last_error,
                     "journaled": True}
-        return {"ok": True, "req": req, "type": kind, "rulings": [r.id for r in rulings]}
+        out: dict[str, Any] = {"ok": True, "req": req, "type": kind,
+                               "rulings": [r.id for r in rulings]}
+        made = self.dealing.dealt(event, self.journal.stamp()) if isinstance(
+            event, BoardStart) else None
+        if made is not None:  # the board's deal from its hand record
+            dealt = self._apply(made[0], extra=made[1])
+            out["rulings"] += [r.id for r in dealt or []]
+            out["dealt"] = "record"
+        return out
 
     def tick(self, now: int) -> None:
         """Let time close incidents (cards played together, thrown hands)."""

@@ -78,6 +78,8 @@ class Board:
         self.won = {"NS": 0, "EW": 0}
         self.opening_lead_faced = False
         self.withdrawn: dict[str, int] = {}
+        # the table contradicted the deal (engine/fouling.py): holdings are not known
+        self.fouled = False
 
     # -- the state machine -------------------------------------------------
     def check(self, event: str) -> None:
@@ -125,6 +127,14 @@ class Board:
         self.hands = {s: set(c) for s, c in hands.items()}
         self.dealt = True
         self.turn = self.dealer
+
+    def refound(self, card: str, was: str, seat: str) -> None:
+        """The table has ``card`` at ``seat``, not at ``was`` as the deal said (a fouled
+        board): it is in ``seat``'s hand from now on, and holdings are known no more.
+        ``deal`` stays as it was given (the hand record)."""
+        self.hands[was].discard(card)
+        self.hands[seat].add(card)
+        self.fouled = True
 
     # -- auction ---------------------------------------------------------------
     def call(self, seat: str, call: str) -> str:
@@ -213,7 +223,8 @@ class Board:
         return _LHO[trick[-1][0]]
 
     def holds_suit(self, seat: str, s: str) -> bool:
-        return any(c[0] == s for c in self.hands[seat])  # (c[0]: suit(c))
+        """As far as the deal tells; a fouled deal tells nothing (no revoke on it)."""
+        return not self.fouled and any(c[0] == s for c in self.hands[seat])  # (suit(c))
 
     def is_legal(self, seat: str, card: str) -> bool:
         trick = self.trick

@@ -72,6 +72,7 @@ class SensingFilter:
             seat: dict.fromkeys(NOISE_COUNTERS, 0) for seat in SEATS}
         self.conflicts: dict[str, str] = {}  # card -> the other seat that claims it
         self._first: dict[str, Observe] = {}  # card -> first reading at the second seat
+        self._last: dict[str, Observe] = {}  # card -> latest reading at the second seat
         self._low: dict[str, Observe] = {}  # card -> an uncorroborated low-confidence reading
         # when a card last arrived in a trick zone (the engine's fast path sets it too)
         self.last_trick_t = -1 << 62
@@ -81,6 +82,7 @@ class SensingFilter:
         """A new deal: nothing carries over but the noise counts."""
         self.conflicts.clear()
         self._first.clear()
+        self._last.clear()
         self._low.clear()
         self.last_trick_t = -1 << 62
         self._on_turn.clear()
@@ -130,8 +132,19 @@ class SensingFilter:
             if self.conflicts.get(o.card) != o.seat:
                 self._first[o.card] = o
             self.conflicts[o.card] = o.seat
+            self._last[o.card] = o
             return True
         return False
+
+    def latest(self, card: str) -> Observe | None:
+        """The latest reading of ``card`` at the second seat of its conflict."""
+        return self._last.get(card)
+
+    def end_conflict(self, card: str) -> None:
+        """The conflict over ``card`` is settled (the second seat has it: a fouled board)."""
+        self.conflicts.pop(card, None)
+        self._first.pop(card, None)
+        self._last.pop(card, None)
 
     def due_conflicts(self, now: int) -> list[Observe]:
         """Conflicts that lasted ``conflict_ms`` (to be ruled on); shorter ones that

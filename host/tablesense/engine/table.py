@@ -13,6 +13,8 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+import msgspec
+
 from tablesense.contract.cards import SEATS, lho, partner
 from tablesense.contract.events import (
     BoardStart,
@@ -46,6 +48,7 @@ from tablesense.engine.effects import (
     Uncovered,
 )
 from tablesense.engine.errors import EngineError, InvalidEvent
+from tablesense.engine.fouling import Fouling
 from tablesense.engine.fusion import CardFusion, Reading
 from tablesense.engine.incidents import TOGETHER_MS, Group, Incidents
 from tablesense.engine.obligations import Obligations
@@ -108,6 +111,8 @@ class Engine:
         self.fusion = CardFusion(self.tuning.conflict_ms, self.tuning.min_conf)
         # Glitches the sensing filter suppressed, per seat: the reader's health topic.
         self.noise = self.sensing.noise
+        # the hand record against what the table shows (a fouled board, engine/fouling.py)
+        self.fouling = Fouling()
         self.ob: Obligations = self.law.new_state()
         self.rulings: list[Ruling] = []
         self.closed: set[str] = set()
@@ -267,7 +272,7 @@ class Engine:
                 assert conflict is not None
                 if now - began < self.tuning.conflict_ms:
                     return
-                self.law.sensor_conflict(self.view, self.sensing.take_conflict(conflict.card))
+                self._conflict_due(self.sensing.take_conflict(conflict.card))
             elif which == 2:
                 assert disagreement is not None
                 if now - began < self.tuning.conflict_ms:
@@ -457,6 +462,7 @@ class Engine:
 
     def _new_deal(self) -> None:
         self.sensing.reset()
+        self.fouling.reset()
         self.incidents.reset()
         self.tracker.reset()
         self.ob = self.law.new_state()
@@ -494,6 +500,7 @@ class Engine:
         pos = self.tracker.pos
         for seat, cards in hands.items():
             held = Position(seat, "hand", "down", "unknown", None, t)  # (frozen: one a seat)
+            self.fouling.seed(seat, held)
             for card in cards:
                 if card not in pos:
                     pos[card] = held
@@ -517,7 +524,9 @@ class Engine:
                 raise InvalidEvent(b.phase, "dealt", "the auction has started")
             if e.hands is not None:
                 b.set_deal(e.hands, e.dealer)
+                self.fouling.recorded = True
             return
+        self.fouling.recorded = e.hands is not None
         hands = e.hands
         if hands is None:
             hands = {s: tuple(sorted(c for c, p in self.tracker.pos.items()
@@ -731,7 +740,7 @@ class Engine:
         else:
             conflicting = sf.conflicting(o, was, self._owner(o.card))
             for first in sf.due_conflicts(o.t):
-                self.law.sensor_conflict(self.view, first)
+                self._conflict_due(first)
             if conflicting:
                 return
             if sf.dropout(o, was):
@@ -803,6 +812,35 @@ class Engine:
         return Observe(o.t, pos.seat, o.card, pos.zone, face, pos.level, seen, conf, o.rt,
                        o.source)
 
+    def _conflict_due(self, first: Observe) -> None:
+        """A card sensed at a second seat for ``conflict_ms``: the readers disagree (the
+        law's ``sensor-conflict``), or the table contradicts the deal it was given: the
+        law's ``fouled-board`` (engine/fouling.py), and the card is where the table has
+        it from now on (its latest reading, taken in as of the moment it was due)."""
+        card = first.card
+        latest = self.sensing.latest(card) or first
+        record = self._owner(card)  # the deal's seat, or where a fouling last put it
+        b = self.b
+        played = card in self.played or any(c == card for _, c in b.trick)
+        if not (self.fouling.contradicts(first, self.tracker.pos.get(card), record, played,
+                                         self.tuning.min_conf)
+                and self.fouling.contradicts(latest, self.tracker.pos.get(card), record,
+                                             played, self.tuning.min_conf)):
+            self.law.sensor_conflict(self.view, first)
+            return
+        assert record is not None
+        known = self.fouling.cards.get(card)
+        if known is None:  # one ruling a card, naming the record's seat
+            self.law.fouled_board(self.view, card, record, latest.seat, first.t)
+        self.fouling.moved(card, known[0] if known else record, latest.seat)
+        b.refound(card, record, latest.seat)
+        self.sensing.end_conflict(card)
+        self.tracker.pos.pop(card, None)
+        # taken in as of the moment the conflict was due, whenever the engine sees that
+        # (a daemon's tick, or the next event on replay): the same in both
+        due = max(first.t + self.tuning.conflict_ms, latest.t)
+        self._on_observe(msgspec.structs.replace(latest, t=due), None)
+
     def _readers_disagree(self, card: str) -> None:
         """An RFID tag and a camera placed ``card`` apart for ``conflict_ms``: the law's
         ``sensor-conflict`` (never a penalty), with the camera's sighting."""
@@ -829,6 +867,10 @@ class Engine:
         if self._owners_of is not self.b.deal:  # the deal changed: index it again
             self._owners_of = self.b.deal
             self._owners = {c: seat for seat, cards in self.b.deal.items() for c in cards}
+        if self.fouling.cards:
+            moved = self.fouling.cards.get(card)
+            if moved is not None:
+                return moved[1]  # the table contradicted the deal: where the table has it
         return self._owners.get(card)
 
     def _display(self, seat: str) -> bool:

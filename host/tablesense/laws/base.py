@@ -75,6 +75,8 @@ class LawCode:
     year: ClassVar[int] = 0
     source: ClassVar[str] = ""
     whist: ClassVar[bool] = False  # dealer declares trumps and is always the declarer
+    # duplicate boards, numbered: Law 2 gives each its dealer and vulnerability
+    numbered_boards: ClassVar[bool] = False
     # situation -> what this code rules (``tablesense explain``, docs/laws/compare.md)
     rules: ClassVar[dict[str, str]] = {}
 
@@ -103,6 +105,18 @@ class LawCode:
                     "reader still senses it: check the readers; this is never a penalty.")
         tv.emit(self.draft("sensor-conflict", "none (sensor fault)", text,
                            severity="director", cards=(o.card,)), o.t)
+
+    # what the code says of a deal the table contradicts (2017: Law 87, a fouled board)
+    fouled_citation: ClassVar[str] = "none (the hand record is contradicted)"
+
+    def fouled_board(self, tv: TableView, card: str, record: str, seat: str, t: int) -> None:
+        """The table has ``card`` at ``seat``; the hand record gives it to ``record``."""
+        text = (f"The {card} is sensed at {name(seat)}'s seat, but the hand record gives it "
+                f"to {name(record)}: the board may be fouled. The director decides how it is "
+                "played and scored; the play is followed as the table shows it, and nothing "
+                "is ruled on the record's holdings. This is never a penalty.")
+        tv.emit(self.draft("fouled-board", self.fouled_citation, text, severity="director",
+                           cards=(card,)), t)
 
     def establish_revokes(self, tv: TableView, seat: str | None, t: int) -> None:
         """Rule on revokes that the play (or a claim, when ``seat`` is None) establishes."""

@@ -30,6 +30,8 @@ class Duplicate2017(Play2017):
     id: ClassVar[str] = "duplicate-2017"
     title: ClassVar[str] = "WBF Laws of Duplicate Bridge 2017"
     year: ClassVar[int] = 2017
+    numbered_boards: ClassVar[bool] = True
+    fouled_citation: ClassVar[str] = "Law 87"
     source: ClassVar[str] = "seed 002 (Laws 50-52 summary); codes.md section 1"
 
     # -- before the auction ------------------------------------------------------

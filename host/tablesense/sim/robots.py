@@ -15,6 +15,7 @@ import random
 from collections.abc import Generator, Iterator
 from typing import Any
 
+from tablesense.contract.boards import dealer_of, vul_of
 from tablesense.contract.cards import ALL_CARDS, SEATS, lho, partner, rank_value, suit, trick_winner
 
 MISHAPS = ("drop", "lead-out-of-turn", "show")
@@ -101,7 +102,7 @@ class Board:
         self.step = step
         self.code = code
         self.mishap = mishap
-        self.dealer = dealer or SEATS[(number - 1) % 4]
+        self.dealer = dealer or dealer_of(number)  # Law 2, as the vulnerability
         self.mishap_done = False
 
     def _ev(self, obj: Event, gap: int | None = None) -> Event:
@@ -117,7 +118,7 @@ class Board:
     def events(self) -> Iterator[Event]:
         rng = self.rng
         board: Event = {"type": "board", "table": self.table, "board": self.number,
-                        "dealer": self.dealer, "vul": "None"}
+                        "dealer": self.dealer, "vul": vul_of(self.number)}
         if self.code:
             board["code"] = self.code
         yield self._ev(board)
