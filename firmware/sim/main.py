@@ -15,7 +15,10 @@ scan count, the noise injected and the firmware's suppressions to stderr.
 time 0, so that readers booted one after another play one timetable on one
 clock (a robot's card and the next seat's stay in order however far apart
 the VMs started); without it scenario times count from the VM's boot. The
-frames still carry the reader's own clock.
+frames still carry the reader's own clock. ``--key HEX``: the reader's signing
+key (key.txt on a board). ``--flash 1``: booted by sim/flashboot.py from a
+flash directory (the cwd): firmware updates are taken (update.py), and MAINT
+reset and an installed update end the VM with status 75, a reboot.
 
 Frames go to stdout and host frames are read from stdin: the launcher
 (host/tablesense/sim/firmware.py) makes both the master side of a pty, whose
@@ -50,6 +53,8 @@ from sim.rc522 import SimMFRC522
 from sim.world import WDT, SimCamera, World, load, load_others
 
 ZONES = ("trick", "table", "floor")
+RESET_EXIT = 75  # the exit status that asks the launcher for a reboot (--flash 1)
+RESET = [False]
 
 
 CHIPS = ("pn5180", "mfrc522")
@@ -86,7 +91,7 @@ def args(argv):
             "--debounce-ms": "40", "--reader-id": "", "--serial": "", "--settle-ms": "0",
             "--autostart": "0", "--noise": "", "--noise-seed": "1", "--epoch-ms": "",
             "--antennas": ",".join(ZONES), "--slots": "1", "--slot-ms": "40",
-            "--chip-version": "0x92", "--chip": "pn5180"}
+            "--chip-version": "0x92", "--chip": "pn5180", "--flash": "0", "--key": ""}
     i = 1
     while i < len(argv):
         if argv[i] == "--stats":
@@ -132,7 +137,18 @@ def build(opts):
         serial=opts["--serial"] or "SIM-" + seat, wdt=WDT(2000),
         autostart=opts["--autostart"] == "1",
         slots=int(opts["--slots"]), slot_ms=int(opts["--slot-ms"]),
+        key=bytes.fromhex(opts["--key"]) if opts["--key"] else None,
     )
+    if opts["--flash"] == "1":  # booted from a flash directory (sim/flashboot.py)
+        from reader import FIRMWARE
+        from update import Updater
+
+        def reboot(_action=None):  # the VM process ends; the launcher boots it again
+            RESET[0] = True
+            reader.running = False
+
+        reader.on_maint = reboot
+        reader.updater = Updater(reader.send, reader.key, FIRMWARE, reboot)
     world.clock = reader.now
     if opts.get("--epoch-ms"):
         shift = time.time_ns() // 1000000 - int(opts["--epoch-ms"]) - reader.now()
@@ -247,6 +263,8 @@ async def stats(reader, world=None):
 
 def main():
     asyncio.run(amain(args(sys.argv)))
+    if RESET[0]:
+        sys.exit(RESET_EXIT)
 
 
 if __name__ == "__main__":
