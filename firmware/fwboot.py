@@ -85,7 +85,7 @@ def remove_tree(path):
 
 def files_under(path, prefix=""):
     """Every file below directory ``path``, as paths relative to it."""
-    out = []
+    out: list = []
     if not is_dir(path):
         return out
     for name in os.listdir(path):
@@ -144,13 +144,12 @@ def parse_manifest(text):
 def path_allowed(path):
     if not path or path[0] == "/" or path in BOOT_FILES:
         return False
+    if path.split("/")[0] in (UPD, OLD):
+        return False
     for part in path.split("/"):
-        if part in ("", ".", "..") or part in (UPD, OLD) and path.startswith(part):
+        if part in ("", ".", ".."):
             return False
-    for ch in path:
-        if not (ch.isalpha() or ch.isdigit() or ch in "._-/"):
-            return False
-    return True
+    return all(ch.isalpha() or ch.isdigit() or ch in "._-/" for ch in path)
 
 
 def manifest():
@@ -171,7 +170,7 @@ def install():
     mark = read_marker("commit")
     if mark is None:
         return
-    version, _boots, added = mark
+    added = mark[2]
     for k, (_sha, _size, path) in enumerate(manifest()[1], 1):
         staged = UPD + "/" + str(k)
         if not exists(staged):

@@ -48,7 +48,7 @@ SLOTS = 4  # the seats of a table take turns (hardware/README.md, section 4)
 # ISO 14443A (bench): 5 + 7 x 8 + 2 ms
 SLOT_MS = {"pn5180": 100, "mfrc522": 70}
 SYNC_PIN = 12
-RESET = [False]  # set when an installed update wants the board rebooted
+REBOOT = [False]  # set when an installed update wants the board rebooted
 
 
 def read_file(name, default):
@@ -99,7 +99,7 @@ def build():
         machine.reset()
 
     def installed():  # a firmware update is committed: reboot into it (fwboot.py)
-        RESET[0] = True
+        REBOOT[0] = True
         reader.running = False
 
     reader = Reader(
@@ -126,7 +126,7 @@ def build():
 def main():
     micropython.kbd_intr(-1)  # binary frames on stdin: 0x03 is data, not Ctrl-C
     asyncio.run(build().run())
-    if RESET[0]:
+    if REBOOT[0]:
         time.sleep_ms(200)  # the STATUS "installing" on its way out over USB
         machine.reset()
     micropython.kbd_intr(3)  # MAINT stop: the REPL is back, for mpremote

@@ -119,7 +119,7 @@ class Updater:
         if self.have > size:
             fwboot.os.remove(staged + ".part")
             self.have = 0
-        self.out = open(staged + ".part", "ab")
+        self.out = open(staged + ".part", "ab")  # noqa: SIM115 - open across CHUNK frames
         self.unflushed = 0
         if self.have == size:
             self.finish()
@@ -159,7 +159,8 @@ class Updater:
     def install(self, sig):
         self.close()
         try:
-            text = open(fwboot.UPD + "/0").read()
+            with open(fwboot.UPD + "/0") as f:
+                text = f.read()
             version, entries = fwboot.parse_manifest(text)
         except (OSError, ValueError):
             self.status(0, 0, "bad-manifest")
@@ -168,7 +169,7 @@ class Updater:
         if not _same(expected_sig(self.key, digest), sig):
             self.status(0, 0, "bad-signature")
             return
-        for k, (sha, size, _path) in enumerate(entries, 1):
+        for k, (sha, _size, _path) in enumerate(entries, 1):
             staged = fwboot.UPD + "/" + str(k)
             if not fwboot.exists(staged) or file_sha256(staged) != bytes.fromhex(sha):
                 self.status(k, 0, "incomplete")

@@ -24,6 +24,6 @@ try:
 
     sys.argv.extend(["--flash", "1"])
     sim.main.main()
-except Exception as e:  # noqa: BLE001 - a board with any error stops at its REPL
-    sys.print_exception(e)
+except Exception as e:  # a board with any error stops at its REPL
+    sys.print_exception(e, sys.stderr)
     sys.exit(75 if state == "trial" else 1)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from tablesense import __version__
 
 COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports", "export", "record", "codes",
-                              "demo", "sim", "maint", "deck", "calibrate")
+                              "demo", "sim", "maint", "deck", "calibrate", "firmware")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -94,6 +94,12 @@ def is_status(k: int) -> Callable[[codec.Frame], bool]:
     return lambda f: f.mtype == codec.STATUS and f.fields["file"] == k
 
 
+def window_answered(k: int, want: int) -> Callable[[codec.Frame], bool]:
+    """The STATUS that says the window up to ``want`` arrived, or that something is wrong."""
+    return lambda f: is_status(k)(f) and (
+        f.fields["have"] >= want or f.fields["state"] != "receiving")
+
+
 def is_hello(f: codec.Frame) -> bool:
     return f.mtype == codec.HELLO
 
@@ -111,10 +117,15 @@ class Flasher:
         self.sent = 0
 
     def hello(self) -> codec.Frame:
-        for _ in range(RETRIES):
+        """The reader's HELLO, asked with its id (a board's seat.txt: N=1 .. W=4, default
+        1), then the others: a reader takes frames for its own id only."""
+        ids = [self.link.reader] + [i for i in (1, 2, 3, 4) if i != self.link.reader]
+        for n in range(max(RETRIES, len(ids))):
+            self.link.reader = ids[n % len(ids)]
             self.link.send(codec.MAINT, {"action": "hello"})
             f = self.link.wait(is_hello, self.timeout)
             if f is not None:
+                self.link.reader = f.reader
                 return f
         raise UpdateError(f"reader {self.link.reader}: no HELLO (not running, another reader "
                           "id, or firmware before 0.6.0, which takes no update over the wire: "
@@ -173,9 +184,8 @@ class Flasher:
                 piece = data[off : off + codec.MAX_CHUNK]
                 self.link.send(codec.CHUNK, {"file": k, "offset": off, "data": piece.hex()})
                 self.sent += len(piece)
-            want = min(len(data), have + WINDOW * codec.MAX_CHUNK)
-            nxt = self.link.wait(lambda f: is_status(k)(f) and (
-                f.fields["have"] >= want or f.fields["state"] != "receiving"), self.timeout)
+            upto = min(len(data), have + WINDOW * codec.MAX_CHUNK)
+            nxt = self.link.wait(window_answered(k, upto), self.timeout)
             if nxt is None:
                 tries += 1
                 if tries >= RETRIES:
