@@ -204,9 +204,17 @@ def revert():
 
 
 def clean():
-    """Empty ``upd/`` and ``old/``: nothing pending any more."""
+    """Remove ``old/`` and ``upd/``: nothing pending any more. The markers go last, so a
+    cut meanwhile repeats the step that was under way (an empty ``upd/`` may stay)."""
     remove_tree(OLD)
-    remove_tree(UPD)
+    markers = ("commit", "trial", "revert")
+    if is_dir(UPD):
+        for name in os.listdir(UPD):
+            if name not in markers:
+                remove_tree(UPD + "/" + name)
+        for name in markers:
+            remove_tree(UPD + "/" + name)
+        os.rmdir(UPD)
 
 
 def confirm(version):
