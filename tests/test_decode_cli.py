@@ -83,8 +83,8 @@ def test_missing_file_is_an_error(tmp_path: Path) -> None:
     done = subprocess.run(
         decode_cmd(str(tmp_path / "nope.bin")), capture_output=True, text=True, timeout=TIMEOUT
     )
-    assert done.returncode == 1
-    assert "cannot read" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr == f"decode: {tmp_path / 'nope.bin'}: no such file or port\n"
 
 
 def wait_listening(stderr: IO[str]) -> None:
@@ -166,5 +166,6 @@ def test_unopenable_port_is_an_error() -> None:
         text=True,
         timeout=TIMEOUT,
     )
-    assert done.returncode == 1
-    assert "cannot open" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr.startswith("decode: socket://127.0.0.1:1: cannot open: ")
+    assert len(done.stderr.splitlines()) == 1

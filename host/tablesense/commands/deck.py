@@ -236,6 +236,9 @@ def verify(args: argparse.Namespace) -> int:
 
 def list_decks(args: argparse.Namespace) -> int:
     d = Path(args.dir)
+    if not d.is_dir():
+        _say(f"tablesense deck list: {d}: no such directory")
+        return 2
     found: dict[str, decks.Deck] = {}
     status = 0
     for p in sorted(d.glob("*.txt")):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -81,5 +82,5 @@ def run(args: argparse.Namespace) -> int:
                            noise=args.noise)
         return run_demo(opts)
     except DemoError as exc:
-        print(f"tablesense demo: {exc}")
+        print(f"tablesense demo: {exc}", file=sys.stderr)
         return 2
