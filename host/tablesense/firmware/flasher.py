@@ -51,7 +51,7 @@ class Outcome:
     state: str  # "updated", "current" (nothing to do) or "confirmed" (a trial made permanent)
 
 
-def _clock_stamp() -> int:
+def clock_stamp() -> int:
     """The host's stamp clock (protocol.md section 2a): 10 us since 2015-01-01 UTC."""
     return (time.time_ns() // 10_000 - 142_007_040_000_000) & 0xFFFFFFFFFFFF
 
@@ -64,7 +64,7 @@ class Link:
         self.reader = reader
         self.key = key
         self.seq = 0
-        self.stamp = _clock_stamp()
+        self.stamp = clock_stamp()
         self.dec = codec.Decoder(key, key is not None)
         self.pending: list[codec.Frame] = []
 
