@@ -39,8 +39,8 @@ import os
 
 UPD = "upd"
 OLD = "old"
-# Never replaced over the wire: the code that would have to undo a bad update.
-BOOT_FILES = ("boot.py", "fwboot.py")
+# Never replaced over the wire (as source or .mpy): the code that would undo a bad update.
+BOOT_MODULES = ("boot", "fwboot")
 
 
 def exists(path):
@@ -142,7 +142,7 @@ def parse_manifest(text):
 
 
 def path_allowed(path):
-    if not path or path[0] == "/" or path in BOOT_FILES:
+    if not path or path[0] == "/" or path.split(".")[0] in BOOT_MODULES:
         return False
     if path.split("/")[0] in (UPD, OLD):
         return False

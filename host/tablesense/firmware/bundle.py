@@ -34,7 +34,7 @@ from pathlib import Path
 from tablesense.onboard.wire.signing import hmac_sha256
 
 SIG_CONTEXT = b"tablesense-firmware"  # firmware/update.py's
-BOOT_FILES = ("boot.py", "fwboot.py")  # firmware/fwboot.py's: never sent
+BOOT_MODULES = ("boot", "fwboot")  # firmware/fwboot.py's BOOT_MODULES, source or .mpy
 _VERSION = re.compile(rb'FIRMWARE = "(\d{1,3}\.\d{1,3}\.\d{1,3})"')
 _PATH = re.compile(r"[A-Za-z0-9_.\-]+(/[A-Za-z0-9_.\-]+)*")
 
@@ -94,7 +94,7 @@ def load_bundle(build_dir: Path, version: str | None = None) -> Bundle:
     files = []
     for p in sorted(build_dir.rglob("*")):
         rel = p.relative_to(build_dir).as_posix()
-        if not p.is_file() or rel in BOOT_FILES or "__pycache__" in p.parts:
+        if not p.is_file() or rel.split(".")[0] in BOOT_MODULES or "__pycache__" in p.parts:
             continue
         if not _PATH.fullmatch(rel) or rel.split("/")[0] in ("upd", "old"):
             raise BundleError(f"{p}: a path the board refuses (letters, digits, ._-/ only)")
