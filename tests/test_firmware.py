@@ -46,7 +46,7 @@ DECK = [s + r for s in "SHDC" for r in "AKQJT98765432"]
 # Firmware 0.6.0: updates over the wire: boot.py (443, as source) and fwboot 2,446 (never
 # updated: confirm-or-revert), update 2,253, the five update messages in wire.messages
 # (+770), main.py (+630) and reader (+12) wiring them; pollnoise.py (2,731) is on the
-# flash since the build copies onboard/ whole: 55.0 kB in all.
+# flash since the build copies onboard/ whole: 52.8 kB in all.
 MPY_BUDGET = {
     "pn5180": 6400, "mfrc522": 4200, "zones": 3000, "reader": 5100, "debounce": 2400, "cards": 1400,
     "slots": 700, "camera": 1000, "ticks": 400, "main": 6000, "wire.__init__": 100,
