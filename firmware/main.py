@@ -14,6 +14,8 @@ the REPL's Ctrl-C is turned off (MAINT stop gives the REPL back).
 optional: the host's CONFIG sets the seat, and tags carry their card code.
 ``key.txt`` (hex, the same key as the host's ``tables.<t>.readers.<seat>.key``)
 makes the reader sign its frames (hardware/protocol.md section 2a).
+Firmware updates over the wire (``tablesense firmware update``) go through update.py;
+boot.py (fwboot.py) installs them, runs them on trial and reverts an unconfirmed one.
 ``noise.txt`` (``hold_ms``, ``gone_ms``, ``min_conf`` lines) overrides the
 debouncer's noise defaults (debounce.py, ``tune``); a line it cannot apply
 is skipped, the default kept. ``antennas.txt`` lists the zones fitted, one a
@@ -26,13 +28,15 @@ drive a floor mat); the HELLO claims exactly those.
 import asyncio
 import select
 import sys
+import time
 
 import debounce
 import machine
 import micropython
 from cards import CardMap
 from machine import SPI, WDT, Pin, Timer
-from reader import Reader
+from reader import FIRMWARE, Reader
+from update import Updater
 from zones import RfidScanner
 
 CHIP_SELECTS = (17, 20, 21)  # bench build: one MFRC522 per antenna
@@ -44,6 +48,7 @@ SLOTS = 4  # the seats of a table take turns (hardware/README.md, section 4)
 # ISO 14443A (bench): 5 + 7 x 8 + 2 ms
 SLOT_MS = {"pn5180": 100, "mfrc522": 70}
 SYNC_PIN = 12
+REBOOT = [False]  # set when an installed update wants the board rebooted
 
 
 def read_file(name, default):
@@ -93,12 +98,17 @@ def build():
             machine.bootloader()
         machine.reset()
 
+    def installed():  # a firmware update is committed: reboot into it (fwboot.py)
+        REBOOT[0] = True
+        reader.running = False
+
     reader = Reader(
         scanner, out, sys.stdin.buffer, seat=read_file("seat.txt", "N"),
         scan_ms=50, debounce_ms=100, serial=serial[:32], wdt=WDT(timeout=2000),
         key=bytes.fromhex(key) if key else None, slots=SLOTS, slot_ms=SLOT_MS[kind],
         writable=lambda: bool(poll.poll(0)), on_maint=maint,
     )
+    reader.updater = Updater(reader.send, reader.key, FIRMWARE, installed)
     sync = Pin(SYNC_PIN, Pin.IN, Pin.PULL_UP)
     sync.irq(lambda p: reader.slots.edge(), Pin.IRQ_FALLING)
     if reader.seat == "N":  # North drives the table's cycle: 1 ms low at each start
@@ -116,6 +126,9 @@ def build():
 def main():
     micropython.kbd_intr(-1)  # binary frames on stdin: 0x03 is data, not Ctrl-C
     asyncio.run(build().run())
+    if REBOOT[0]:
+        time.sleep_ms(200)  # the STATUS "installing" on its way out over USB
+        machine.reset()
     micropython.kbd_intr(3)  # MAINT stop: the REPL is back, for mpremote
 
 

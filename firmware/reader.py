@@ -35,7 +35,9 @@ watchdog never reboots it in a loop.
 
 Maintenance (protocol.md, MAINT): ``stop`` ends the loop (the REPL comes back,
 for mpremote), ``bootloader`` and ``reset`` call ``on_maint`` (main.py: the
-RP2040's USB bootloader, machine.reset), each after an ACK.
+RP2040's USB bootloader, machine.reset), ``hello`` sends a HELLO, each after
+an ACK. A firmware update's frames (FILE, CHUNK, INSTALL, CONFIRM) go to
+``updater`` (update.py), configured or not.
 
 Enrolment (``tablesense deck``): MAINT ``enrol`` turns observing off; each
 scan then reports every tag on the antennas as it is (TAG: UID, the card and
@@ -62,7 +64,9 @@ SLOT_END_MS = TAG_MS + EMPTY_MS + 3  # a tag, the final request, a first READ: t
 # 0.4.0: the wire package (wire/) and debounce.py placed from the host by one build step
 # 0.5.0: the PN5180 (ISO 15693, ICODE SLIX2) table build by default, MFRC522 the bench
 #        build; TAG and WRITE carry the UID's length and up to 8 bytes
-FIRMWARE = "0.5.0"
+# 0.6.0: firmware updates over the wire (update.py, fwboot.py); MAINT hello
+FIRMWARE = "0.6.0"
+UPDATE_TYPES = (codec.FILE, codec.CHUNK, codec.INSTALL, codec.CONFIRM)
 HEARTBEAT_MS = 1000
 
 
@@ -70,7 +74,7 @@ class Reader:
     def __init__(
         self, scanner, out, inp=None, seat="N", reader_id=None, scan_ms=50, debounce_ms=60,
         serial="TS-0", ring=64, wdt=None, clock=ticks_ms, autostart=False, key=None,
-        slots=1, slot_ms=40, writable=None, on_maint=None,
+        slots=1, slot_ms=40, writable=None, on_maint=None, updater=None,
     ):
         self.scanner = scanner
         self.out = out
@@ -100,6 +104,7 @@ class Reader:
         self.writable = writable  # () -> True when the output can take a frame now
         self.unsent = 0  # frames the output could not take (kept for RESEND)
         self.on_maint = on_maint  # action -> None (bootloader, reset)
+        self.updater = updater  # update.Updater: takes FILE, CHUNK, INSTALL, CONFIRM
         self.running = True
         self.enrolling = False
         self._tags = {}  # enrolment: uid -> (state reported, antenna)
@@ -194,11 +199,15 @@ class Reader:
         elif frame.mtype == codec.WRITE and self.enrolling and len(self._writes) < 8:
             f = frame.fields
             self._writes.append((bytes.fromhex(f["uid"]), f["card"], f["deck"]))
+        elif frame.mtype in UPDATE_TYPES and self.updater is not None:
+            self.updater.handle(frame)
         elif frame.mtype == codec.MAINT:
             self.send(codec.ACK, {"ack_seq": frame.seq})
             action = frame.fields["action"]
             if action == "stop":
                 self.running = False
+            elif action == "hello":
+                self.hello()  # who I am, now: the version a firmware update checks
             elif action in ("enrol", "scan"):
                 self.enrolling = action == "enrol" and hasattr(self.scanner, "enrol_read")
                 self._tags = {}

@@ -1,81 +1,68 @@
 #!/usr/bin/env python3
-"""Writes examples/capture.bin: a deterministic capture of one table's reader bus.
+"""Writes examples/capture.bin: one table's reader links as today's firmware fills them.
 
     .venv/bin/python scripts/make_capture.py [OUT]
 
-The table's four seat readers (ids 1-4 at N E S W, RFID) and its bidding box
-(id 5) share one bus with the host, so the capture holds both directions, as
-a tap on that bus would record them: power-up line noise, the HELLO / CONFIG
-/ ACK handshake, 1 Hz heartbeats (a few, not every one), the deal (52 cards
-arriving in hands face down), the auction (1NT by North, raised to 3NT), the
-first trick and the lead to the second. One OBSERVE is hit by a bit error
-(bad CRC); the host asks for it again (RESEND) and the reader resends it with
-its original sequence number. A noise burst with a stray 0x00 in it shows up
-as a truncated frame. Prints the counts that ``tablesense decode`` reports.
+The four seat readers (ids 1-4 at N E S W) are the firmware itself: reader.py,
+zones.py and the PN5180 driver of ``firmware/``, on the simulated table build
+(one PN5180, its trick, table and floor antennas behind the multiplexer,
+ICODE SLIX2 tags) in virtual time (firmware/sim/vrun.py's pieces), so every
+frame a reader sends here is one the firmware sends: its HELLO claims what an
+RFID reader senses (``level``, ``resend`` and its antennas' zones: no
+``face``, no ``hand``), its OBSERVEs say face ``unknown`` and the level its
+antenna implies, and a card in a hand is not seen at all. The host's frames
+are the daemon's: a CONFIG for each HELLO (scan 20 ms, the reader's own
+debounce), an ACK to each reader once a second, and a RESEND when a frame
+arrives damaged.
+
+The capture holds the four USB links' traffic, both ways, merged in time
+order (one stream, as ``tablesense decode`` reads a port): power-up line noise,
+the handshake, 1 Hz heartbeats, the first trick (East leads, each card lands
+on its player's trick antenna), the four cards turned face down in front of
+their players (table antennas), and the lead to the second trick. South's
+first OBSERVE is hit by a bit error (bad CRC); the host asks for it again
+and South's reader resends it with its original sequence number. A noise
+burst with a stray 0x00 in it shows up as a truncated frame. Deterministic:
+virtual time, no randomness. Prints the counts ``tablesense decode`` reports.
 """
 
 from __future__ import annotations
 
-import random
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from tablesense.firmware.build import firmware_dir, place_shared
 from tablesense.onboard.wire import codec as c
 
 OUT = Path(__file__).resolve().parent.parent / "examples" / "capture.bin"
 SEATS = "NESW"
-RANK_ORDER = "23456789TJQKA"
-HOST = 0  # the reader id the host's own frames carry is their destination
+BOOT_MS = {"N": 0, "E": 35, "S": 61, "W": 90}  # table time of each reader's power-up
+SERIALS = {"N": "TS-E6614103E7452D2F", "E": "TS-E6614103E7452D30",
+           "S": "TS-E6614103E7452D31", "W": "TS-E6614103E7452D32"}
+# (table ms, seat, card, zone): the first trick, turned, and the next lead
+PLAY = [(3000, "E", "HK", "trick"), (4800, "S", "H4", "trick"), (6600, "W", "HA", "trick"),
+        (8400, "N", "H7", "trick"),
+        (11000, "E", "HK", "table"), (11120, "S", "H4", "table"), (11240, "W", "HA", "table"),
+        (11360, "N", "H7", "table"),
+        (13000, "W", "SQ", "trick")]
+END_MS = 15000
+CONFIG = {"scan_ms": 20, "debounce_ms": 0}
+DAMAGED_SEAT = "S"  # South's first OBSERVE arrives with a bit error
 
 
-class Reader:
-    def __init__(self, rid: int, boot_ms: int) -> None:
-        self.rid = rid
-        self.seq = 0
-        self.clock_offset = boot_ms  # reader clock = table time - boot time
+class Tap:
+    """A reader's output stream: each frame with the table time it went on the bus."""
 
-    def frame(self, mtype: int, fields: dict[str, Any]) -> bytes:
-        data = c.encode(mtype, fields, self.rid, self.seq)
-        self.seq = c.seq_next(self.seq)
-        return data
+    def __init__(self, boot_ms: int, clock: Any) -> None:
+        self.boot_ms = boot_ms
+        self.clock = clock
+        self.frames: list[tuple[int, bytes]] = []
 
-
-class Capture:
-    def __init__(self) -> None:
-        self.data = bytearray()
-        self.now = 0  # table time, ms
-        self.host_seq = 0
-        self.readers = {rid: Reader(rid, boot) for rid, boot in ((1, 0), (2, 35), (3, 61), (4, 90))}
-        self.readers[5] = Reader(5, 120)
-        self.sent: dict[tuple[int, int], bytes] = {}
-
-    def t(self, rid: int) -> int:
-        return self.now - self.readers[rid].clock_offset
-
-    def reader(self, rid: int, mtype: int, fields: dict[str, Any], corrupt: bool = False) -> int:
-        r = self.readers[rid]
-        seq = r.seq
-        data = r.frame(mtype, fields)
-        self.sent[(rid, seq)] = data
-        self.data += flip_bit(data) if corrupt else data
-        return seq
-
-    def host(self, mtype: int, fields: dict[str, Any], to: int) -> None:
-        self.data += c.encode(mtype, fields, to, self.host_seq)
-        self.host_seq = c.seq_next(self.host_seq)
-
-    def observe(self, seat: str, card: str, zone: str, face: str, level: str, **kw: bool) -> int:
-        rid = SEATS.index(seat) + 1
-        fields = {"seat": seat, "card": card, "zone": zone, "face": face, "level": level}
-        return self.reader(rid, c.OBSERVE, {**fields, "t": self.t(rid)}, **kw)
-
-    def heartbeats(self, reads: int) -> None:
-        for rid in range(1, 6):
-            self.now += 7
-            up = self.t(rid)
-            fields = {"uptime": up, "reads": reads * rid, "errors": 0, "dropped": 0}
-            self.reader(rid, c.HEARTBEAT, fields)
+    def write(self, data: bytes) -> int:
+        self.frames.append((self.boot_ms + self.clock.ticks_ms(), bytes(data)))
+        return len(data)
 
 
 def flip_bit(frame: bytes) -> bytes:
@@ -85,105 +72,86 @@ def flip_bit(frame: bytes) -> bytes:
     return c.cobs_encode(bytes(raw)) + b"\x00"
 
 
-def deal() -> dict[str, list[str]]:
-    deck = [s + r for s in "SHDC" for r in "AKQJT98765432"]
-    random.Random(1926).shuffle(deck)
-    hands: dict[str, list[str]] = {s: [] for s in SEATS}
-    for k, card in enumerate(deck):  # the dealer, North, deals from East round
-        hands[SEATS[(1 + k) % 4]].append(card)
-    return hands
+def seat_bus(seat: str) -> list[tuple[int, str, bytes]]:
+    """One reader's run: (table ms, "R" or "H" for who sent it, the frame's bytes)."""
+    from cards import CardMap
+    from reader import HEARTBEAT_MS, Reader
+    from sim.main import ZONES, rfid_hardware, step
+    from sim.world import WDT, World
+    from zones import RfidScanner
 
+    boot = BOOT_MS[seat]
+    rid = SEATS.index(seat) + 1
+    events = [{"t": t - boot, "seat": s, "card": card, "zone": zone}
+              for t, s, card, zone in PLAY if s == seat]
+    chips, ants, clock, _air = rfid_hardware(ZONES)
+    world = World(seat, events, chips, None, [])
+    tap = Tap(boot, clock)
+    reader = Reader(RfidScanner(ants, CardMap(), settle_ms=5), tap, None, seat=seat,
+                    scan_ms=50, debounce_ms=100, serial=SERIALS[seat], wdt=WDT(),
+                    clock=clock.ticks_ms)
+    world.clock = reader.now
+    world.polls = lambda: reader.scans
+    bus: list[tuple[int, str, bytes]] = []
+    host_seq = [0]  # the host numbers its frames per link (protocol.md section 5)
 
-def play_card(hand: list[str], led: str | None) -> str:
-    """Lowest of the suit led, else lowest card; a lead is the highest card of the longest suit."""
+    def host(mtype: int, fields: dict[str, Any]) -> None:
+        frame = c.encode(mtype, fields, rid, host_seq[0])
+        host_seq[0] = c.seq_next(host_seq[0])
+        bus.append((boot + clock.ticks_ms(), "H", frame))
+        reader.feed(frame)
 
-    def rank(card: str) -> int:
-        return RANK_ORDER.index(card[1])
-
-    if led is None:
-        longest = max("SHDC", key=lambda s: sum(card[0] == s for card in hand))
-        return max((card for card in hand if card[0] == longest), key=rank)
-    follow = [card for card in hand if card[0] == led[0]]
-    return min(follow or hand, key=rank)
+    reader.scanner.init()
+    reader.hello()
+    clock.advance(10_000)
+    host(c.CONFIG, {"seat": seat, **CONFIG})
+    moved: dict[str, Any] = {}
+    next_beat = HEARTBEAT_MS
+    next_ack = HEARTBEAT_MS + 20
+    damaged: int | None = None  # the seq of the OBSERVE the line damaged
+    resend_at: int | None = None
+    seen = 0
+    while boot + clock.ticks_ms() < END_MS:
+        step(world, reader, moved)
+        t0 = clock.us
+        reader.scan_sync(lambda ms: clock.advance(ms * 1000))
+        clock.advance(max(0, reader.scan_ms * 1000 - (clock.us - t0)))
+        for at, frame in tap.frames[seen:]:
+            f = c.Decoder().feed(frame)[0]
+            assert isinstance(f, c.Frame)
+            if seat == DAMAGED_SEAT and f.mtype == c.OBSERVE and damaged is None:
+                damaged = f.seq
+                frame = flip_bit(frame)
+                resend_at = clock.ticks_ms() + 15  # the host asks at once (protocol.md 5a)
+            bus.append((at, "R", frame))
+        seen = len(tap.frames)
+        if damaged is not None and resend_at is not None and clock.ticks_ms() >= resend_at:
+            resend_at = None
+            host(c.RESEND, {"from_seq": damaged})  # the reader resends it, same seq
+        if clock.ticks_ms() >= next_beat:
+            reader.heartbeat()
+            next_beat += HEARTBEAT_MS
+        if clock.ticks_ms() >= next_ack:
+            host(c.ACK, {"ack_seq": (reader.seq - 1) & 0xFFFF})
+            next_ack += HEARTBEAT_MS
+    for at, frame in tap.frames[seen:]:
+        bus.append((at, "R", frame))
+    return bus
 
 
 def build() -> bytes:
-    cap = Capture()
-    cap.data += b"\x00\x3c\xc3\xf0"  # power-up noise, then the first HELLO right behind it
-    caps = ["face", "level", "floor", "detached", "resend"]
-    for rid in range(1, 5):
-        cap.now += 40
-        fields = {
-            "kind": "rfid",
-            "firmware": "1.0.3",
-            "serial": f"TS3-{SEATS[rid - 1]}-{1000 + rid}",
-            "capabilities": caps,
-        }
-        cap.reader(rid, c.HELLO, fields)
-    cap.now += 40
-    bidbox = {
-        "kind": "bidbox",
-        "firmware": "1.0.1",
-        "serial": "TS3-BB-2001",
-        "capabilities": ["calls"],
-    }
-    cap.reader(5, c.HELLO, bidbox)
-    for rid in range(1, 6):
-        cap.now += 10
-        seat = SEATS[rid - 1] if rid < 5 else "N"
-        cap.host(c.CONFIG, {"seat": seat, "scan_ms": 50, "debounce_ms": 30}, rid)
-        cap.now += 5
-        cap.reader(rid, c.ACK, {"ack_seq": cap.host_seq - 1})
-    cap.now = 1000
-    cap.heartbeats(0)
-
-    hands = deal()
-    corrupted: tuple[int, int] | None = None
-    for k in range(52):
-        seat = SEATS[(1 + k) % 4]
-        card = hands[seat][k // 4]
-        cap.now += 350
-        bad = k == 17
-        seq = cap.observe(seat, card, "hand", "down", "above", corrupt=bad)
-        if bad:
-            corrupted = (SEATS.index(seat) + 1, seq)
-        if k == 20 and corrupted:  # the host saw the gap in that reader's seq numbers
-            rid, from_seq = corrupted
-            cap.host(c.RESEND, {"from_seq": from_seq}, rid)
-            cap.data += cap.sent[corrupted]  # resent with its original seq
-        if k % 13 == 12:
-            cap.heartbeats(k + 1)
-
-    cap.now += 2000
-    for seat, call in zip("NESWNES", ("1N", "P", "3N", "P", "P", "P"), strict=False):
-        cap.now += 1500
-        cap.reader(5, c.CALL, {"seat": seat, "call": call, "t": cap.t(5)})
-    cap.heartbeats(52)
-
-    # Declarer North, dummy South, East leads.
-    led: str | None = None
-    trick: list[tuple[str, str]] = []
-    for seat in "ESWN":
-        card = play_card(hands[seat], led)
-        hands[seat].remove(card)
-        led = led or card
-        trick.append((seat, card))
-        cap.now += 1800
-        cap.observe(seat, card, "trick", "up", "at")
-        if seat == "S":
-            cap.data += b"\x55\x00"  # a noise burst with a stray delimiter in it
-    winner = max(
-        (p for p in trick if p[1][0] == trick[0][1][0]), key=lambda p: RANK_ORDER.index(p[1][1])
-    )[0]
-    cap.now += 2500
-    for seat, card in trick:
-        cap.now += 120
-        cap.observe(seat, card, "table", "down", "at")
-    cap.heartbeats(56)
-    cap.now += 1500
-    card = play_card(hands[winner], None)
-    cap.observe(winner, card, "trick", "up", "at")
-    return bytes(cap.data)
+    with tempfile.TemporaryDirectory(prefix="tablesense-capture-") as shared:
+        sys.path[:0] = [str(firmware_dir()), str(place_shared(Path(shared)))]
+        bus = [item for seat in SEATS for item in seat_bus(seat)]
+    bus.sort(key=lambda item: item[0])  # stable: a reader's frames stay in its order
+    data = bytearray(b"\x00\x3c\xc3\xf0")  # power-up noise, then the first HELLO right behind
+    burst_done = False
+    for at, _who, frame in bus:
+        if not burst_done and at >= 6000:
+            data += b"\x55\x00"  # a noise burst with a stray delimiter in it
+            burst_done = True
+        data += frame
+    return bytes(data)
 
 
 def main(argv: list[str]) -> int:
@@ -194,7 +162,12 @@ def main(argv: list[str]) -> int:
     dec = c.Decoder()
     items = dec.feed(data) + dec.feed_eof()
     errors = [i.kind for i in items if isinstance(i, c.RemoteProtocolError)]
-    print(f"wrote {out}: {len(data)} bytes, {dec.counters['frames']} frames, errors {errors}")
+    kinds: dict[str, int] = {}
+    for i in items:
+        if isinstance(i, c.Frame):
+            kinds[i.name] = kinds.get(i.name, 0) + 1
+    print(f"wrote {out}: {len(data)} bytes, {dec.counters['frames']} frames {kinds}, "
+          f"errors {errors}")
     return 0
 
 

@@ -26,6 +26,7 @@ The bad frames are built with ``codec.pack_frame`` (the raw layer), since
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import struct
@@ -98,6 +99,17 @@ GOOD: list[tuple[str, int, int, int, int, dict[str, Any]]] = [
      {"uid": "045A10037F0081", "card": "SA", "deck": 7, "locked": True}),
     ("write-card-and-deck", c.WRITE, 1, 14, 0, {"uid": "045A10037F0081", "card": "SA", "deck": 7}),
     ("maint-bootloader", c.MAINT, 3, 10, 0, {"action": "bootloader"}),
+    ("maint-hello", c.MAINT, 2, 15, 0, {"action": "hello"}),
+    # a firmware update (protocol.md section 3a)
+    ("file-manifest", c.FILE, 1, 20, 0, {"file": 0, "size": 1234, "sha256": hashlib.sha256(
+        b"tablesense-firmware 0.6.1\n").hexdigest()}),
+    ("chunk-full", c.CHUNK, 1, 21, 0, {"file": 3, "offset": 4096, "data": bytes(range(32)).hex()}),
+    ("chunk-last-short", c.CHUNK, 1, 22, 0, {"file": 3, "offset": 4128, "data": "0a"}),
+    ("install", c.INSTALL, 1, 23, 0, {"sig": bytes(range(0xA0, 0xC0)).hex()}),
+    ("confirm", c.CONFIRM, 1, 24, 0, {"firmware": "0.6.1"}),
+    ("status-receiving", c.STATUS, 1, 30, 0, {"file": 3, "have": 4160, "state": "receiving"}),
+    ("status-bad-signature", c.STATUS, 1, 31, 0, {"file": 0, "have": 0,
+                                                   "state": "bad-signature"}),
     (
         "heartbeat",
         c.HEARTBEAT,
@@ -266,6 +278,10 @@ def bad_streams() -> list[tuple[str, bytes]]:
             "longer-payload-is-forward-compatible",
             c.pack_frame(1, 0, 1, 13, c.ACK, b"\x05\x00\xee\xee"),
         ),
+        ("bad-payload-chunk-too-long",
+         c.pack_frame(1, 0, 1, 14, c.CHUNK, struct.pack("<BIB", 3, 0, 33) + bytes(33))),
+        ("bad-payload-update-state",
+         c.pack_frame(1, 0, 1, 15, c.STATUS, struct.pack("<BIB", 0, 0, len(c.UPDATE_STATES)))),
         ("unterminated-tail-is-kept", a + b[:-1]),
     ]
 
@@ -324,6 +340,8 @@ ENCODE_ERRORS: list[tuple[str, int, dict[str, Any], int, int, int]] = [
         0,
     ),
     ("scan-zero", c.CONFIG, {"seat": "N", "scan_ms": 0}, 1, 0, 0),
+    ("chunk-too-long", c.CHUNK, {"file": 0, "offset": 0, "data": "00" * 33}, 1, 0, 0),
+    ("sha256-too-short", c.FILE, {"file": 0, "size": 1, "sha256": "00" * 31}, 1, 0, 0),
 ]
 
 

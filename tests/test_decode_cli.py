@@ -37,26 +37,41 @@ def frames(n: int) -> list[bytes]:
 
 
 def test_example_capture() -> None:
+    """examples/capture.bin: today's RFID firmware (scripts/make_capture.py) on four links."""
     done = subprocess.run(decode_cmd(str(CAPTURE)), capture_output=True, text=True, timeout=TIMEOUT)
     assert done.returncode == 0, done.stderr
     lines = [json.loads(ln) for ln in done.stdout.splitlines()]
-    assert len(lines) == 118
+    assert len(lines) == 135
     types = [ln["type"] for ln in lines]
-    assert types.count("HELLO") == 5
-    assert types.count("CONFIG") == 5
-    assert types.count("CALL") == 6
+    assert types.count("HELLO") == 4
+    assert types.count("CONFIG") == 4
     assert types.count("RESEND") == 1
-    assert types.count("OBSERVE") == 52 + 4 + 4 + 1
-    # Every card of the deal arrived, the corrupt one thanks to the RESEND.
-    dealt = {ln["fields"]["card"] for ln in lines if ln["type"] == "OBSERVE"}
-    assert len(dealt) == 52
+    assert types.count("OBSERVE") == 4 + 4 + 1
+    # An RFID reader claims what it senses: no face, no hand (protocol.md, HELLO).
+    for hello in (ln["fields"] for ln in lines if ln["type"] == "HELLO"):
+        assert hello["kind"] == "rfid"
+        assert not {"face", "hand"} & set(hello["capabilities"])
+        assert {"level", "resend", "table", "trick"} <= set(hello["capabilities"])
+    observed = [ln["fields"] for ln in lines if ln["type"] == "OBSERVE"]
+    assert {o["face"] for o in observed} == {"unknown"}
+    assert {o["zone"] for o in observed} == {"trick", "table"}
+    # Every card played arrived, the damaged one thanks to the RESEND.
+    assert [o["card"] for o in observed if o["zone"] == "trick"] == ["HK", "H4", "HA", "H7", "SQ"]
     errors = [ln for ln in done.stderr.splitlines() if not ln.startswith("decode: summary")]
     assert [e.split(": ")[2] for e in errors] == ["garbage_bytes", "bad_crc", "truncated"]
     assert errors[0].startswith("decode: byte 1: ")
     counters = summary_of(done.stderr)
-    assert counters["frames"] == 118
+    assert counters["frames"] == 135
     assert counters["bad_crc"] == counters["truncated"] == counters["resyncs"] == 1
     assert sum(counters[k] for k in ("oversize", "unknown_type", "bad_payload")) == 0
+
+
+def test_example_capture_is_what_today_s_firmware_sends(tmp_path: Path) -> None:
+    out = tmp_path / "capture.bin"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_capture.py"), str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == CAPTURE.read_bytes(), "stale: run scripts/make_capture.py"
 
 
 def test_count_stops_early_and_stdin_works() -> None:
@@ -83,8 +98,8 @@ def test_missing_file_is_an_error(tmp_path: Path) -> None:
     done = subprocess.run(
         decode_cmd(str(tmp_path / "nope.bin")), capture_output=True, text=True, timeout=TIMEOUT
     )
-    assert done.returncode == 1
-    assert "cannot read" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr == f"decode: {tmp_path / 'nope.bin'}: no such file or port\n"
 
 
 def wait_listening(stderr: IO[str]) -> None:
@@ -166,5 +181,6 @@ def test_unopenable_port_is_an_error() -> None:
         text=True,
         timeout=TIMEOUT,
     )
-    assert done.returncode == 1
-    assert "cannot open" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr.startswith("decode: socket://127.0.0.1:1: cannot open: ")
+    assert len(done.stderr.splitlines()) == 1

@@ -19,6 +19,10 @@ frames still carry the reader's own clock. ``--epoch-file PATH``: the same
 instant, read from PATH once the host writes it there (when every reader of
 the table is up); until then nothing of the scenario happens, so a VM that
 boots late on a busy machine never finds half the table's play already due.
+``--key HEX``: the reader's signing
+key (key.txt on a board). ``--flash 1``: booted by sim/flashboot.py from a
+flash directory (the cwd): firmware updates are taken (update.py), and MAINT
+reset and an installed update end the VM with status 75, a reboot.
 
 Frames go to stdout and host frames are read from stdin: the launcher
 (host/tablesense/sim/firmware.py) makes both the master side of a pty, whose
@@ -53,6 +57,8 @@ from sim.rc522 import SimMFRC522
 from sim.world import WDT, SimCamera, World, load, load_others
 
 ZONES = ("trick", "table", "floor")
+RESET_EXIT = 75  # the exit status that asks the launcher for a reboot (--flash 1)
+RESET = [False]
 
 
 CHIPS = ("pn5180", "mfrc522")
@@ -90,7 +96,7 @@ def args(argv):
             "--autostart": "0", "--noise": "", "--noise-seed": "1", "--epoch-ms": "",
             "--epoch-file": "",
             "--antennas": ",".join(ZONES), "--slots": "1", "--slot-ms": "40",
-            "--chip-version": "0x92", "--chip": "pn5180"}
+            "--chip-version": "0x92", "--chip": "pn5180", "--flash": "0", "--key": ""}
     i = 1
     while i < len(argv):
         if argv[i] == "--stats":
@@ -136,7 +142,18 @@ def build(opts):
         serial=opts["--serial"] or "SIM-" + seat, wdt=WDT(2000),
         autostart=opts["--autostart"] == "1",
         slots=int(opts["--slots"]), slot_ms=int(opts["--slot-ms"]),
+        key=bytes.fromhex(opts["--key"]) if opts["--key"] else None,
     )
+    if opts["--flash"] == "1":  # booted from a flash directory (sim/flashboot.py)
+        from reader import FIRMWARE
+        from update import Updater
+
+        def reboot(_action=None):  # the VM process ends; the launcher boots it again
+            RESET[0] = True
+            reader.running = False
+
+        reader.on_maint = reboot
+        reader.updater = Updater(reader.send, reader.key, FIRMWARE, reboot)
     world.clock = reader.now
     world.epoch_file = opts.get("--epoch-file") or None
     if opts.get("--epoch-ms"):
@@ -277,6 +294,8 @@ async def stats(reader, world=None):
 
 def main():
     asyncio.run(amain(args(sys.argv)))
+    if RESET[0]:
+        sys.exit(RESET_EXIT)
 
 
 if __name__ == "__main__":

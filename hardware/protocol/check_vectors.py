@@ -2,13 +2,15 @@
 
     micropython hardware/protocol/check_vectors.py DIR hardware/protocol/vectors.json
 
-Imports ``wire.codec`` from DIR (``host/tablesense/onboard``, or a directory the build
-step filled: the very files the firmware ships), checks every vector (each
+Imports ``wire.codec`` from DIR (``host/tablesense/onboard``, or a directory the
+build step filled: the very files the firmware ships), checks every vector (each
 bad stream fed at once and byte by byte), and prints one JSON object:
 ``{"implementation", "checked", "failures", "signed_checked"}``
 (``signed_checked``: the vectors of the optional signing
 section, checked when the codec has ``SigningKey``; protocol.md section 2a).
-Exit status 0 when nothing failed. Untyped on purpose: plain MicroPython.
+Exit status 0 when nothing failed, 1 when a vector failed, 2 (one line on
+stderr) when the arguments are wrong: missing, no ``wire`` package in DIR, or a
+vectors file that cannot be read. Untyped on purpose: plain MicroPython.
 """
 
 import json
@@ -147,12 +149,27 @@ def check_signed(codec, signed):
     return checked, failures
 
 
-def main(argv):
-    sys.path.insert(0, argv[1])
-    from wire import codec
+USAGE = "usage: check_vectors.py DIR VECTORS.json (DIR holds wire/: host/tablesense/onboard)"
 
-    with open(argv[2]) as f:
-        vectors = json.load(f)
+
+def fail(msg):
+    sys.stderr.write("check_vectors.py: " + msg + "\n")
+    return 2
+
+
+def main(argv):
+    if len(argv) != 3:
+        return fail(USAGE)
+    sys.path.insert(0, argv[1])
+    try:
+        from wire import codec
+    except ImportError as e:
+        return fail(argv[1] + ": no wire codec there (" + str(e) + "); " + USAGE)
+    try:
+        with open(argv[2]) as f:
+            vectors = json.load(f)
+    except (OSError, ValueError) as e:
+        return fail(argv[2] + ": cannot read the vectors: " + str(e))
     checked, failures = check(codec, vectors)
     signed_checked = 0
     if "signed" in vectors and hasattr(codec, "SigningKey"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
         from tablesense.vision.pipeline import PLATE_HALF, calibrate_camera, plate_image
         from tablesense.vision.render import CONDITIONS, Renderer
     except ImportError:
-        print("tablesense calibrate: needs the camera extra (pip install 'tablesense[camera]')")
+        print("tablesense calibrate: needs the camera extra (pip install 'tablesense[camera]')",
+              file=sys.stderr)
         return 2
     if args.plate is not None:
         Image.fromarray(plate_image()).save(args.plate)
@@ -56,19 +58,19 @@ def run(args: argparse.Namespace) -> int:
             try:
                 img = Image.open(path).convert("RGB")
             except OSError as exc:
-                print(f"tablesense calibrate: {path}: cannot read: {exc}")
+                print(f"tablesense calibrate: {path}: cannot read: {exc}", file=sys.stderr)
                 return 2
             cam = rig[name]
             if img.size != (cam.width, cam.height):
                 print(f"tablesense calibrate: {path}: expected {cam.width}x{cam.height} "
-                      f"pixels, got {img.width}x{img.height}")
+                      f"pixels, got {img.width}x{img.height}", file=sys.stderr)
                 return 2
             frames[name] = np.asarray(img)
     else:
         cond = CONDITIONS.get(args.condition)
         if cond is None:
             print(f"tablesense calibrate: --condition {args.condition!r}: expected one of "
-                  + ", ".join(CONDITIONS))
+                  + ", ".join(CONDITIONS), file=sys.stderr)
             return 2
         renderer = Renderer(rig)
         plate = plate_image()

@@ -28,9 +28,11 @@ from typing import Any
 
 from tablesense.contract import decks
 from tablesense.daemon.ports import open_port
+from tablesense.firmware.flasher import clock_stamp
 from tablesense.onboard.wire import codec
 
 RETRY_S = 1.0
+KEY_HELP = "the reader's key (its key.txt): a reader with a key takes only signed frames"
 
 
 def register(subparsers: Any) -> None:
@@ -43,12 +45,14 @@ def register(subparsers: Any) -> None:
     e.add_argument("-o", "--out", help="the deck file (default deck-N.txt)")
     e.add_argument("--cards", help="comma-separated cards (default: the whole deck, SA..C2)")
     e.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for a card")
+    e.add_argument("--key", type=bytes.fromhex, metavar="HEX", help=KEY_HELP)
     e.set_defaults(func=enroll)
     v = sub.add_parser("verify", help="name missing, duplicate and foreign cards")
     v.add_argument("port")
     v.add_argument("file")
     v.add_argument("--seconds", type=float, default=10.0, help="how long to listen (10)")
     v.add_argument("--json", action="store_true", help="the verdict as one JSON object")
+    v.add_argument("--key", type=bytes.fromhex, metavar="HEX", help=KEY_HELP)
     v.set_defaults(func=verify)
     ls = sub.add_parser("list", help="the deck files of a directory")
     ls.add_argument("dir", nargs="?", default=".")
@@ -63,9 +67,11 @@ def _say(msg: str) -> None:
 class Session:
     """One reader in enrolment mode: MAINT enrol, then its TAG reports."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, key: bytes | None = None) -> None:
         self.port = open_port(url)
-        self.dec = codec.Decoder()
+        self.key = key  # a reader with a key takes signed frames only
+        self.stamp = clock_stamp()
+        self.dec = codec.Decoder(key)
         self.reader = 1
         self.seq = 0
         self.tags: dict[str, decks.Tag] = {}  # uid -> as last reported
@@ -73,7 +79,9 @@ class Session:
 
     def send(self, mtype: int, fields: dict[str, Any]) -> int:
         self.seq = codec.seq_next(self.seq)
-        self.port.write(codec.encode(mtype, fields, self.reader, self.seq))
+        self.stamp += 1
+        self.port.write(codec.encode(mtype, fields, self.reader, self.seq, 0, self.key,
+                                     self.stamp, "host"))
         return self.seq
 
     def poll(self) -> list[codec.Frame]:
@@ -131,7 +139,7 @@ def enroll(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out or f"deck-{args.deck}.txt")
     deck = decks.Deck(args.deck, {}, str(out))
-    s = Session(args.port)
+    s = Session(args.port, args.key)
     try:
         if not s.mode("enrol"):
             _say(f"tablesense deck enroll: no reader answers on {args.port}")
@@ -199,7 +207,7 @@ def verify(args: argparse.Namespace) -> int:
     except decks.DeckError as exc:
         _say(f"tablesense deck verify: {exc}")
         return 2
-    s = Session(args.port)
+    s = Session(args.port, args.key)
     try:
         if not s.mode("enrol"):
             _say(f"tablesense deck verify: no reader answers on {args.port}")
@@ -236,6 +244,9 @@ def verify(args: argparse.Namespace) -> int:
 
 def list_decks(args: argparse.Namespace) -> int:
     d = Path(args.dir)
+    if not d.is_dir():
+        _say(f"tablesense deck list: {d}: no such directory")
+        return 2
     found: dict[str, decks.Deck] = {}
     status = 0
     for p in sorted(d.glob("*.txt")):

@@ -8,8 +8,9 @@ each dropped frame goes to stderr with its byte offset in the stream; a
 summary of the decoder's counters ends the run on stderr. A live port is
 read until it closes, Ctrl-C, ``--count`` frames or ``--timeout`` seconds.
 
-Exit status: 0 when the input was read to its end (whatever it held), 1 when
-it could not be opened, 130 on Ctrl-C.
+Exit status: 0 when the input was read to its end (whatever it held), 2 when
+it could not be opened (one line says why: no such file or port, port busy),
+1 when reading it failed, 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -107,6 +108,10 @@ def file_chunks(source: str) -> Iterator[bytes]:
 
 def run(args: argparse.Namespace) -> int:
     live = args.source != "-" and is_port(args.source)
+    if not live and args.source != "-" and not os.path.isfile(args.source):
+        why = "is a directory" if os.path.isdir(args.source) else "no such file or port"
+        print(f"decode: {args.source}: {why}", file=sys.stderr)
+        return 2
     sniffer = Sniffer(sys.stdout, sys.stderr, live or args.source == "-", args.count)
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
     status = 0
@@ -126,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
                 status = 1
     except KeyboardInterrupt:
         status = 130
-    sniffer.summary()
+    if status != 2:  # 2: the port did not open, and one line said why
+        sniffer.summary()
     return status
 
 
@@ -135,7 +141,7 @@ def sniff_port(sniffer: Sniffer, args: argparse.Namespace, deadline: float | Non
         port = open_port(args.source, baudrate=args.baudrate)
     except PortError as e:
         print(f"decode: {e}", file=sys.stderr)
-        return 1
+        return 2
     print(f"decode: listening on {args.source}", file=sys.stderr, flush=True)
     try:
         while not sniffer.done:

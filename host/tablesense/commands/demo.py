@@ -6,19 +6,22 @@ by a simulated reader behind a pty (the real firmware in the MicroPython VM
 for up to two tables, a Python simulator of the same wire protocol beyond,
 or when ``micropython`` is missing); the daemon journals, rules and alerts;
 an embedded MQTT broker (or ``--broker``) carries the alerts to the
-director's dashboard, whose URL is printed. A status line on stderr shows
-boards played and alerts raised. With ``--boards`` it stops after that many
-boards at each table; without, it plays a 24-board session and keeps the
-dashboard up until Ctrl-C.
+director's dashboard, whose URL is printed (on another port when the one
+asked for is taken, and it says so). A status line on stderr shows boards
+played and alerts raised. With ``--boards`` it stops after that many boards at
+each table (``--keep-up``: the dashboard stays up until Ctrl-C); without, it
+plays a 24-board session and keeps the dashboard up until Ctrl-C.
 
 Exit status: 0 after the boards were played (or Ctrl-C), 1 when the demo
-could not run (readers that never report, a broker that cannot be reached).
+could not run (readers that never report, a broker that cannot be reached),
+2 for a bad option (an unknown law code or noise profile: one line says which).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,9 @@ def register(subparsers: Any) -> None:
                         "({host}: the page's host; default ws://{host}:9001 with --broker)")
     p.add_argument("--no-dashboard", dest="dashboard", action="store_false",
                    help="do not serve the dashboard")
+    p.add_argument("--keep-up", action="store_true",
+                   help="with --boards: after the last board, keep the dashboard up until "
+                        "Ctrl-C (without --boards it always stays up)")
     p.add_argument("--port", type=int, default=8080,
                    help="the dashboard's port (default 8080, any free one if taken)")
     p.add_argument("--readers", choices=("auto", "vm", "python", "vision"), default="auto",
@@ -78,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
                            speed=args.speed, broker=args.broker, broker_ws=args.broker_ws,
                            dashboard=args.dashboard, port=args.port, readers=args.readers,
                            code=args.code, journal=args.journal, mishap_rate=args.mishaps,
-                           noise=args.noise)
+                           noise=args.noise, keep_up=args.keep_up)
         return run_demo(opts)
     except DemoError as exc:
-        print(f"tablesense demo: {exc}")
+        print(f"tablesense demo: {exc}", file=sys.stderr)
         return 2

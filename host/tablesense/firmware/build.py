@@ -31,8 +31,8 @@ PACKAGE = Path(__file__).resolve().parents[1]
 # The modules the board runs too: everything in tablesense/onboard/ but its __init__.py
 # (which is the host's), placed at the top of the board's filesystem.
 ONBOARD = PACKAGE / "onboard"
-# Source on the board: MicroPython runs main.py at boot, and only as source.
-KEEP_SOURCE = ("main.py",)
+# Source on the board: MicroPython runs boot.py, then main.py, at boot, and only as source.
+KEEP_SOURCE = ("boot.py", "main.py")
 
 
 def shared_files() -> list[str]:

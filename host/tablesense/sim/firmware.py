@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import tty
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -78,13 +78,16 @@ class SimReader:
     """One running simulated reader. ``port`` is the pty path to open; ``stop()`` ends it."""
 
     def __init__(
-        self, seat: str, port: str, process: subprocess.Popen[bytes], slave_fd: int, workdir: Path
+        self, seat: str, port: str, process: subprocess.Popen[bytes], slave_fd: int, workdir: Path,
+        spawn: Callable[[], subprocess.Popen[bytes]] | None = None, master_fd: int = -1,
     ) -> None:
         self.seat = seat
         self.port = port
         self.process = process
         self.workdir = workdir
         self._slave_fd = slave_fd
+        self._spawn = spawn  # a reader booted from a flash directory: boots it again
+        self._master_fd = master_fd
 
     @property
     def log(self) -> str:
@@ -99,18 +102,37 @@ class SimReader:
 
     def stop(self, timeout: float = 2.0) -> int | None:
         """Terminate the VM (kill after ``timeout`` s), close the pty, remove the work dir."""
-        if self.process.poll() is None:
+        if self._spawn is not None:
+            self.power_cut()
+        elif self.process.poll() is None:
             self.process.terminate()
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout)
-        if self._slave_fd >= 0:
-            os.close(self._slave_fd)
-            self._slave_fd = -1
+        for fd in (self._slave_fd, self._master_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._slave_fd = self._master_fd = -1
         shutil.rmtree(self.workdir, ignore_errors=True)
         return self.process.returncode
+
+    def power_cut(self) -> None:
+        """A reader booted from a flash directory loses power: the VM is killed at once,
+        whatever it was doing (its files stay as they were on the flash)."""
+        if self._spawn is None:
+            raise SimError("power_cut needs a reader started with flash=DIR")
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def power_on(self) -> None:
+        """Boot the reader again from its flash directory, on the same pty."""
+        if self._spawn is None:
+            raise SimError("power_on needs a reader started with flash=DIR")
+        self.power_cut()
+        self.process = self._spawn()
 
     def __enter__(self) -> SimReader:
         return self
@@ -161,6 +183,8 @@ def start_reader(
     epoch_ms: int | None = None,
     epoch_file: str | os.PathLike[str] | None = None,
     chip: str = "pn5180",
+    flash: str | os.PathLike[str] | None = None,
+    key: bytes | None = None,
 ) -> SimReader:
     """Boot a simulated reader for ``seat`` playing ``scenario_path`` (JSON lines).
 
@@ -182,6 +206,12 @@ def start_reader(
     ``chip``: the RFID front end simulated under the firmware: ``pn5180`` (the table
     build: ISO/IEC 15693, ICODE SLIX2 tags) or ``mfrc522`` (the bench build: ISO/IEC
     14443A, NTAG213 tags); hardware/README.md.
+    ``flash``: a directory holding a board's files (``scripts/build-firmware DIR
+    --source``), booted as a board boots (firmware/sim/flashboot.py: boot.py's
+    update step, then the firmware found there); the reader then takes firmware
+    updates, a reset or an installed update reboots it (the VM is started again on
+    the same pty), and ``power_cut()``/``power_on()`` cut and restore its power.
+    ``key``: the reader's signing key (a board's key.txt).
     """
     if seat not in SEATS:
         raise ValueError(f"seat {seat!r}: expected one of N E S W")
@@ -193,7 +223,8 @@ def start_reader(
     exe = micropython or find_micropython()
     workdir = Path(tempfile.mkdtemp(prefix=f"tablesense-sim-{seat}-"))
     build.place_shared(workdir)
-    argv = [exe, str(fw / "sim" / "main.py"), "--seat", seat, "--kind", kind,
+    entry = "flashboot.py" if flash is not None else "main.py"
+    argv = [exe, str(fw / "sim" / entry), "--seat", seat, "--kind", kind,
             "--scan-ms", str(scan_ms), "--debounce-ms", str(debounce_ms),
             "--settle-ms", str(settle_ms), "--autostart", "1" if autostart else "0",
             "--chip", chip]
@@ -210,21 +241,45 @@ def start_reader(
         argv += ["--epoch-ms", str(epoch_ms)]
     if epoch_file is not None:
         argv += ["--epoch-file", str(Path(epoch_file).resolve())]
+    if key is not None:
+        argv += ["--key", key.hex()]
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(fw), str(workdir), ".frozen"]))
     master, slave = os.openpty()
     try:
         tty.setraw(slave)  # no echo, no line discipline: frames are binary
+        if flash is not None:
+            return _boot_from_flash(seat, argv, env, Path(flash), master, slave, workdir)
         with open(workdir / "stderr.log", "wb") as log:
             proc = subprocess.Popen(argv, stdin=master, stdout=master, stderr=log, env=env,
                                     close_fds=True, cwd=workdir,
                                     preexec_fn=_die_with_parent if die_with_parent else None)
     except BaseException:
         os.close(slave)
+        os.close(master)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    finally:
-        os.close(master)  # the VM holds its own copy
+    os.close(master)  # the VM holds its own copy
     return SimReader(seat, os.ttyname(slave), proc, slave, workdir)
+
+
+# The VM asks for a reboot by exiting with this status (firmware/sim/main.py RESET_EXIT);
+# the shell around it boots it again, as a board's reset would, on the same pty.
+_REBOOT_LOOP = 'while :; do "$@"; rc=$?; [ "$rc" -eq 75 ] || exit "$rc"; done'
+
+
+def _boot_from_flash(seat: str, argv: list[str], env: dict[str, str], flash: Path,
+                     master: int, slave: int, workdir: Path) -> SimReader:
+    """A reader whose firmware is what ``flash`` holds (its cwd and first on the path)."""
+    fw = firmware_dir()
+    env = dict(env, MICROPYPATH=os.pathsep.join([str(flash.resolve()), str(fw), ".frozen"]))
+
+    def spawn() -> subprocess.Popen[bytes]:
+        with open(workdir / "stderr.log", "ab") as log:
+            return subprocess.Popen(["/bin/sh", "-c", _REBOOT_LOOP, "sh", *argv], stdin=master,
+                                    stdout=master, stderr=log, env=env, close_fds=True,
+                                    cwd=flash, start_new_session=True)
+
+    return SimReader(seat, os.ttyname(slave), spawn(), slave, workdir, spawn, master)
 
 
 # -- what the host should decode from a scenario ------------------------------------

@@ -31,11 +31,16 @@ OBSERVE = 3
 CALL = 4
 FAULT = 5
 TAG = 6
+STATUS = 7
 CONFIG = 16
 RESEND = 17
 ACK = 18
 MAINT = 19
 WRITE = 20
+FILE = 21
+CHUNK = 22
+INSTALL = 23
+CONFIRM = 24
 
 # Code tables: the index in each tuple is the byte on the wire.
 SEATS = ("N", "E", "S", "W")
@@ -51,7 +56,12 @@ CAPABILITIES = ("face", "level", "seen_by", "conf", "floor", "detached", "calls"
 # The zones a reader may claim to sense (HELLO capabilities); a reader claiming none of
 # hand/table/trick predates them (firmware < 0.3.0) and is trusted for every zone.
 ZONE_CAPABILITIES = ("hand", "detached", "table", "trick", "floor")
-MAINT_ACTIONS = ("stop", "bootloader", "reset", "enrol", "scan")
+MAINT_ACTIONS = ("stop", "bootloader", "reset", "enrol", "scan", "hello")
+# A firmware update's progress, as the reader reports it (STATUS state).
+UPDATE_STATES = ("receiving", "verified", "mismatch", "installing", "confirmed", "not-on-trial",
+                 "on-trial", "bad-signature", "incomplete", "bad-manifest", "write-failed")
+MAX_CHUNK = 32  # file bytes a CHUNK carries: 38 bytes of payload, a signed frame fits
+DIGEST_LEN = 32  # a SHA-256 (FILE) or HMAC-SHA256 (INSTALL) on the wire; hex when decoded
 UID_LEN = 8  # an ISO/IEC 15693 UID (ICODE SLIX2); on the wire its length, then 8 bytes
 # zero-padded on the right (NTAG213: 7 bytes, ISO/IEC 14443 single size: 4)
 NO_DECK = 0xFFFF
@@ -61,6 +71,7 @@ MAX_SERIAL = 32
 CONF_SCALE = 255  # conf travels as round(conf * 255); 255 means 1 (omitted)
 U32 = ("I", 0, 0xFFFFFFFF)
 U16 = ("H", 0, 0xFFFF)
+U8 = ("B", 0, 0xFF)
 DECK = ("H", 0, NO_DECK - 1)
 
 # Assigned FAULT codes (the field is a plain integer; unknown codes pass).
@@ -131,13 +142,32 @@ MESSAGES: "dict[int, tuple[str, tuple[tuple[str, str, Any, int | None], ...]]]" 
         ("card", "card", None, None),
         ("deck", "int", DECK, None),
     )),
+    # a firmware update (protocol.md section 3a): one file of the bundle announced, one
+    # piece of it, the bundle's signature, the new version confirmed; the reader's progress
+    FILE: ("FILE", (
+        ("file", "int", U8, None),
+        ("size", "int", U32, None),
+        ("sha256", "digest", None, None),
+    )),
+    CHUNK: ("CHUNK", (
+        ("file", "int", U8, None),
+        ("offset", "int", U32, None),
+        ("data", "blob", None, None),
+    )),
+    INSTALL: ("INSTALL", (("sig", "digest", None, None),)),
+    CONFIRM: ("CONFIRM", (("firmware", "version", None, None),)),
+    STATUS: ("STATUS", (
+        ("file", "int", U8, None),
+        ("have", "int", U32, None),
+        ("state", "code", UPDATE_STATES, None),
+    )),
 }
 TYPE_NAMES = {mtype: spec[0] for mtype, spec in MESSAGES.items()}
 TYPE_IDS = {name: mtype for mtype, name in TYPE_NAMES.items()}
 # Struct format of each kind's bytes (HELLO's serial adds its own bytes after them).
 _FORMATS = {"code": "B", "card": "B", "call": "B", "face_level": "B", "seen_by": "B",
             "conf": "B", "version": "BBB", "caps": "H", "serial": "B", "flag": "B",
-            "uid": f"B{UID_LEN}s"}
+            "uid": f"B{UID_LEN}s", "digest": f"{DIGEST_LEN}s", "blob": "B"}
 
 
 def _err(key: str, value: object, want: str) -> LocalProtocolError:
@@ -270,6 +300,10 @@ def _encode_field(
         return [len(b), b + bytes(UID_LEN - len(b))]
     if kind == "call":
         return [call_index(f[key])]
+    if kind == "digest":
+        return [_hex(f, key, DIGEST_LEN, DIGEST_LEN)]
+    if kind == "blob":
+        return [len(_hex(f, key, 0, MAX_CHUNK))]
     if kind == "seen_by":
         seen_by = f[key]
         if not isinstance(seen_by, (list, tuple)):
@@ -323,6 +357,18 @@ def _uid(f: "dict[str, Any]", key: str) -> bytes:
     return b
 
 
+def _hex(f: "dict[str, Any]", key: str, lo: int, hi: int) -> bytes:
+    v = f[key]
+    try:
+        b = bytes.fromhex(v) if isinstance(v, str) else b""
+    except ValueError:
+        b = b"-" * (hi + 1)
+    if not isinstance(v, str) or len(b) < lo or len(b) > hi:
+        want = f"{hi} bytes" if lo == hi else f"0..{hi} bytes"
+        raise _err(key, v, f"hex digits of {want}")
+    return b
+
+
 def _is_serial(s: str) -> bool:
     if not s or len(s) > MAX_SERIAL:
         return False
@@ -347,6 +393,8 @@ def encode_payload(mtype: int, fields: "dict[str, Any]") -> bytes:
         values.extend(_encode_field(fields, key, kind, arg, absent))
         if kind == "serial":
             tail = fields[key].encode()
+        elif kind == "blob":
+            tail = bytes.fromhex(fields[key])
     return struct.pack(_format(table), *values) + tail
 
 
@@ -390,6 +438,12 @@ def decode_payload(mtype: int, p: bytes) -> "dict[str, Any]":
             i += 1
         elif kind == "call":
             out[key] = call_name(v)
+        elif kind == "digest":
+            out[key] = bytes(v).hex()
+        elif kind == "blob":  # v bytes after the fixed part
+            if v > MAX_CHUNK or len(p) < size + v:
+                raise ValueError(f"{key}: {v} bytes, payload is {len(p)}")
+            out[key] = bytes(p[size : size + v]).hex()
         elif kind == "face_level":
             out["face"] = _lookup(FACES, v & 3, "face")
             out["level"] = _lookup(LEVELS, (v >> 2) & 3, "level")
