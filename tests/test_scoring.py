@@ -62,7 +62,7 @@ def test_north_south_view_and_vulnerability() -> None:
 ])
 def test_impossible_input_names_the_field(args: tuple[int, str, int, bool, int],
                                           field: str) -> None:
-    with pytest.raises(ScoringError, match=f"^{field}: "):
+    with pytest.raises(ScoringError, match=rf"^{field}: "):
         score(*args)
-    with pytest.raises(ScoringError, match="^vul: "):
+    with pytest.raises(ScoringError, match=r"^vul: "):
         is_vulnerable("both", "N")

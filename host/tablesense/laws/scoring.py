@@ -11,7 +11,7 @@ message (daemon/results.py) gives it to the scorers from North-South's side.
 >>> score(4, "H", 1, vulnerable=True, tricks=7)
 -800
 >>> score(1, "C", 2, vulnerable=False, tricks=8)
-560
+430
 >>> score(7, "N", 0, vulnerable=True, tricks=13)
 2220
 """
