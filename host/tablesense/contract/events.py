@@ -202,14 +202,23 @@ class Resolve(Event, frozen=True, tag="resolve"):
     note: str = ""
 
 
+class Reopen(Event, frozen=True, tag="reopen"):
+    """A director takes back the answer to an alert (a wrong button, a ruling
+    reconsidered): the alert is open again and takes a new decision."""
+
+    type: ClassVar[str] = "reopen"
+    alert: str
+    note: str = ""
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (Observe, BoardStart, Setup, Dealt, Call, Declare, Claim, Concede, Object, Named,
-                Decide, Resolve)
+                Decide, Resolve, Reopen)
 }
 COMMAND_TYPES = frozenset(
     ("board", "setup", "call", "declare", "claim", "concede", "object", "named", "decide",
-     "resolve")
+     "resolve", "reopen")
 )
 # commands taken only under a director's login (``<base>/<table>/cmd/by/<login>``)
 DIRECTOR_COMMAND_TYPES = frozenset(("dealt",))
@@ -327,7 +336,7 @@ def _fast_observe(obj: dict[str, Any]) -> Observe | None:
 
 _DECODER = msgspec.json.Decoder(
     Union[Observe, BoardStart, Setup, Dealt, Call, Declare, Claim, Concede,  # noqa: UP007
-          Object, Named, Decide, Resolve])
+          Object, Named, Decide, Resolve, Reopen])
 
 
 def _canonical(event: Event) -> bool:
@@ -446,14 +455,14 @@ def parse_event(obj: Any) -> Event:
             raise EventError("alert", f"expected an alert id, got {alert!r}")
         return Decide(t, option, alert, _card(obj, "card", False),
                       _choice(obj, "suit", SUITS, False, upper=True), _seat(obj, "seat", False))
-    # resolve
+    # resolve, reopen
     alert = _get(obj, "alert")
     note = obj.get("note", "")
     if not isinstance(alert, str):
         raise EventError("alert", f"expected an alert id, got {alert!r}")
     if not isinstance(note, str):
         raise EventError("note", f"expected text, got {note!r}")
-    return Resolve(t, alert, note)
+    return Resolve(t, alert, note) if kind == "resolve" else Reopen(t, alert, note)
 
 
 def _req(value: Any) -> Any:

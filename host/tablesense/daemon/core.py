@@ -177,6 +177,7 @@ class Daemon:
         self.publisher.start()
         for t in self.tables.values():
             self._publish_state(t)
+            self._publish_ledger(t)
         for link in self.links:
             self.publisher.set_retained(self.topics.reader(link.table, link.seat),
                                         dumps(link.health()))
@@ -270,6 +271,7 @@ class Daemon:
             self._guard(self._on_link, m)
         for name in {m.table for m in frames}:
             self.tables[name].commit()
+            self._publish_ledger(self.tables[name])
         now = time.monotonic()
         if now - self._last_tick < TICK_S:
             return
@@ -293,6 +295,7 @@ class Daemon:
                 # a ruling made by time alone (a closed incident) changes the state too
                 if t.counters["rulings"] != made or (due and t.dirty):
                     self._publish_state(t)
+                self._publish_ledger(t)
             except Exception:  # one bad table must not stop the others
                 log.exception("event=core-error table=%s", t.name)
         if self.collector is not None:  # after the tick's work: nothing waits on it now
@@ -319,6 +322,9 @@ class Daemon:
                 table.reader_offline_alert(m.seat, m.reason, m.t, m.seats)
             elif m.kind == "spoofed":
                 table.reader_spoofed_alert(m.seat, m.reason, m.t)
+            elif m.kind == "online":
+                table.ledger.close_reader(m.seat, m.t)
+            self._publish_ledger(table)
             return
         f = m.frame
         assert f is not None
@@ -347,13 +353,24 @@ class Daemon:
             response = table.command(c.payload, c.trusted, by=c.by)
             if table.dirty:
                 self._publish_state(table)
+            self._publish_ledger(table)
         if c.reply is not None:
             c.reply.put(response)
         self.publisher.send(self.topics.cmd_response(c.table), dumps(response))
 
+    def _publish_ledger(self, t: TableRuntime) -> None:
+        """The table's alerts of the session, retained (daemon/ledger.py), when changed."""
+        if t.ledger.changed:
+            t.ledger.changed = False
+            self.publisher.set_retained(self.topics.alerts(t.name), dumps(t.ledger.payload()))
+
     def _publish_state(self, t: TableRuntime) -> None:
         t.dirty = False
         snap = t.engine.snapshot()  # fresh containers each time, never changed after
+        answered = t.ledger.answered_ids()
+        if answered:  # an option taken is answered, whatever the law closes (the record's view)
+            ids = {r["id"] for r in snap.get("rulings", ())}
+            snap["answered"] = sorted(set(snap.get("answered", ())) | (answered & ids))
         if snap == self._snaps.get(t.name):
             # the payload is table_state(snap), a pure function: it would be the same
             # bytes again. Most events (a card moved about in a hand) change nothing

@@ -53,9 +53,12 @@ from tablesense.contract.events import (
     ZONES,
     BoardStart,
     Dealt,
+    Decide,
     Event,
     EventError,
     Observe,
+    Reopen,
+    Resolve,
     parse_event,
 )
 from tablesense.contract.handrecords import HandRecords
@@ -63,6 +66,7 @@ from tablesense.contract.journal import JournalError, read_journal
 from tablesense.contract.vocab import Kind, Severity
 from tablesense.daemon.dealing import Dealing
 from tablesense.daemon.journal_writer import JournalWriter
+from tablesense.daemon.ledger import AlertLedger, logins_by_line
 from tablesense.daemon.outbox import Outbox, OutboxError, PendingAlert
 from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.topics import Topics
@@ -116,6 +120,10 @@ class TableRuntime:
         # The daemon's syncer (fsyncs off the core's thread); None: fsync here, at once.
         self.syncer: Syncer | None = None
         self._sync_errors: list[OSError] = []  # fsyncs that failed in the syncer
+        # every alert of the session, who answered it and when (retained on
+        # <base>/<table>/alerts by the core); rebuilt by replay
+        self.ledger = AlertLedger(name)
+        self._closed_seen: tuple[int, int] = (0, 0)  # (id, len) of engine.closed last synced
 
     # -- restart -------------------------------------------------------------
     def replay(self) -> int:
@@ -124,10 +132,13 @@ class TableRuntime:
         if not path.exists():
             return 0
         replayed = recovered = 0
+        with open(path, "rb") as f:  # who sent each command: replay's events drop "by"
+            logins = logins_by_line(f)
         for n, item in read_journal(str(path)):  # skips "rejected" lines
             if isinstance(item, JournalError):
                 log.warning("event=journal-bad-line table=%s %s", self.name, item)
                 continue
+            target = self._decide_target(item)
             try:
                 rulings = self.engine.apply(item)
             except EngineError as exc:
@@ -137,6 +148,10 @@ class TableRuntime:
             replayed += 1
             self.journal.last_t = max(self.journal.last_t, item.t)
             recovered += self._alerts(rulings, replaying=True)
+            line = item.to_json()
+            if n in logins:
+                line["by"] = logins[n]
+            self._to_ledger(item, line, target)
         log.info("event=journal-replayed table=%s events=%d alerts_recovered=%d",
                  self.name, replayed, recovered)
         return replayed
@@ -256,6 +271,8 @@ class TableRuntime:
         req = obj.pop("req", None)
         obj.pop("by", None)
         kind = obj.get("type")
+        if kind == "whoami":  # who the daemon takes the sender for; nothing journaled
+            return {"ok": True, "req": req, "type": "whoami", "by": by, "table": self.name}
         allowed = (set(EVENT_TYPES) - {"observe"}) if trusted else COMMAND_TYPES
         if kind in DIRECTOR_COMMAND_TYPES and not trusted:
             if by is None:
@@ -283,6 +300,16 @@ class TableRuntime:
                 self.dealing.check_dealt(b.number if b is not None else None)
         except EventError as exc:
             return self._reject(obj, req, exc.field, exc.message, by)
+        if isinstance(event, Decide):
+            rid = event.alert or self.ledger.newest_offering(event.option)
+            answer = self.ledger.answer_of(rid) if rid is not None else None
+            if rid is not None and answer is not None:
+                return self._reject(obj, req, "alert", _answered_text(rid, answer), by,
+                                    answered={"alert": rid, **answer})
+        if isinstance(event, Resolve) and self.ledger.daemon_alert(event.alert):
+            # the daemon's own alerts are not the engine's: dismissed in the ledger
+            self.ledger.resolved(event.alert, {**obj, "by": by})
+            return {"ok": True, "req": req, "type": kind, "rulings": []}
         rulings = self._apply(event, by)
         if rulings is None:
             return {"ok": False, "req": req, "type": kind, "error": self._last_error,
@@ -349,6 +376,7 @@ class TableRuntime:
             line["by"] = by
         self._journal_write(line, defer)
         self.counters["events"] += 1
+        target = self._decide_target(event)
         try:
             rulings = self.engine.apply(event)
         except EngineError as exc:
@@ -359,7 +387,29 @@ class TableRuntime:
             return None
         self.dirty = True
         self._alerts(rulings)
+        self._to_ledger(event, line, target)
         return rulings
+
+    def _decide_target(self, event: Event) -> str | None:
+        """The alert a ``decide`` answers, asked before the engine applies it (the
+        rulings it makes are not candidates)."""
+        if not isinstance(event, Decide):
+            return None
+        return self.ledger.target(event.option, event.alert)
+
+    def _to_ledger(self, event: Event, line: dict[str, Any], target: str | None) -> None:
+        """An event the engine took: the answers it gives, the rulings it closed."""
+        if isinstance(event, Decide) and target is not None:
+            self.ledger.decided(target, line)
+        elif isinstance(event, Resolve):
+            self.ledger.resolved(event.alert, line)
+        elif isinstance(event, Reopen):
+            self.ledger.reopened(event.alert, line)
+        closed = self.engine.closed
+        seen = (id(closed), len(closed))
+        if seen != self._closed_seen:
+            self._closed_seen = seen
+            self.ledger.sync_closed(closed)
 
     def _alerts(self, rulings: list[Ruling], replaying: bool = False) -> int:
         waiting: list[PendingAlert] = []
@@ -367,9 +417,11 @@ class TableRuntime:
             self.counters["rulings"] += 1
             if r.severity not in ALERT_SEVERITIES:
                 continue
+            alert = r.to_json()
+            self.ledger.add(alert)
             if replaying and self.outbox.known(r.id):
                 continue
-            waiting.append(PendingAlert(r.id, dumps(r.to_json()), r.kind, r.severity))
+            waiting.append(PendingAlert(r.id, dumps(alert), r.kind, r.severity))
         if not waiting:
             return 0
         if self.syncer is not None and not replaying and (
@@ -494,7 +546,7 @@ class TableRuntime:
             self.kick()
 
     def _reject(self, given: Any, req: Any, field: str, error: str,
-                by: str | None = None) -> dict[str, Any]:
+                by: str | None = None, **extra: Any) -> dict[str, Any]:
         self.counters["rejected"] += 1
         line: dict[str, Any] = {"v": 1, "t": self.journal.stamp(), "type": "rejected",
                                 "source": "cmd", "field": field, "error": error, "input": given}
@@ -504,7 +556,7 @@ class TableRuntime:
             line["by"] = by
         self.journal.append(line)
         log.warning("event=command-rejected table=%s field=%s error=%r", self.name, field, error)
-        return {"ok": False, "req": req, "field": field, "error": error}
+        return {"ok": False, "req": req, "field": field, "error": error, **extra}
 
     def _director_alert(self, ident: str, kind: Kind | DaemonKind, t: int, text: str,
                         **extra: Any) -> PendingAlert:
@@ -518,8 +570,9 @@ class TableRuntime:
             "code": snap.get("code"), "phase": snap.get("phase"), "cards": [], "kind": kind,
             "options": [], "citation": "", "severity": severity, **extra, "text": text, "t": t,
         }
-        return PendingAlert(ident, dumps({k: v for k, v in alert.items() if v is not None}),
-                            kind, severity)
+        alert = {k: v for k, v in alert.items() if v is not None}
+        self.ledger.add(alert)
+        return PendingAlert(ident, dumps(alert), kind, severity)
 
     def reader_offline_alert(self, seat: str, reason: str, t: int,
                              seats: tuple[str, ...] = ()) -> None:
@@ -551,3 +604,12 @@ class TableRuntime:
             f"{what} arrived on {SEAT_NAMES.get(seat, seat)}'s reader line at table "
             f"{self.name} and were dropped: a reader without its key, or a device spoofing "
             "it. Check the reader and its cable.", reader=seat, reason=reason)])
+
+
+def _answered_text(rid: str, answer: dict[str, Any]) -> str:
+    """Why a second decision is refused: who answered, what and when."""
+    t = answer.get("t")
+    when = time.strftime("%H:%M:%S", time.localtime(t / 1000)) if isinstance(t, int) else "?"
+    what = " ".join(str(answer[k]) for k in ("option", "suit", "card", "seat") if k in answer)
+    return (f"alert {rid} was already answered by {answer.get('by') or 'an unnamed sender'} "
+            f"at {when} ({what}); re-open it (a reopen command) to decide again")

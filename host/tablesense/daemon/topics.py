@@ -59,6 +59,10 @@ class Topics:
     def alert(self, table: str) -> str:
         return f"{self.base}/{table}/alert"
 
+    def alerts(self, table: str) -> str:
+        """The table's alerts of the session, retained (daemon/ledger.py)."""
+        return f"{self.base}/{table}/alerts"
+
     def cmd(self, table: str) -> str:
         return f"{self.base}/{table}/cmd"
 

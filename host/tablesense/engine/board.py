@@ -16,7 +16,8 @@ from tablesense.engine.errors import InvalidEvent
 _LHO: Final = {s: lho(s) for s in SEATS}
 _SIDE: Final = {s: side(s) for s in SEATS}
 PHASES: Final = ("setup", "auction", "lead", "play", "claim", "end")
-_ANY_TIME = frozenset(("board", "observe", "decide", "resolve", "named"))
+_ANY_TIME = frozenset(("board", "observe", "decide", "resolve", "reopen",
+                        "named"))
 ALLOWED: Final[dict[str, frozenset[str]]] = {
     "idle": frozenset(("board",)),
     "setup": _ANY_TIME | {"setup", "dealt"},

@@ -28,6 +28,7 @@ from tablesense.contract.events import (
     Named,
     Object,
     Observe,
+    Reopen,
     Resolve,
     Setup,
 )
@@ -584,6 +585,17 @@ class Engine:
         if e.alert not in self.known_ids:
             raise InvalidEvent(self.b.phase, "resolve", f"no alert {e.alert}")
         self.closed.add(e.alert)
+
+    def _on_reopen(self, e: Reopen) -> None:
+        """A director takes back an answer (or a resolution): the alert takes a new
+        decision. One superseded stays closed: a later ruling replaced it."""
+        phase = self.board.phase if self.board is not None else "idle"
+        if e.alert not in self.known_ids:
+            raise InvalidEvent(phase, "reopen", f"no alert {e.alert}")
+        if any(e.alert in r.supersedes for r in self.rulings):
+            raise InvalidEvent(phase, "reopen", f"alert {e.alert} was superseded")
+        self.answered.discard(e.alert)
+        self.closed.discard(e.alert)
 
     def _on_decide(self, e: Decide) -> None:
         target = self._decidable(e)
