@@ -70,6 +70,8 @@ def register(subparsers: Any) -> None:
                    help="the event's hand records (PBN), instead of [event] hands")
     p.add_argument("--check", action="store_true",
                    help="validate the config (and the hand records) and exit")
+    p.add_argument("--take-over", action="store_true",
+                   help="start even if another daemon holds this base (it then stops)")
     p.set_defaults(func=run)
 
 
@@ -88,9 +90,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.config}: ok ({len(config.tables)} tables{records})")
         return 0
     setup_logging(args.log_level, args.json)
+    from tablesense.daemon.claim import BaseClaimed
     from tablesense.daemon.core import Daemon  # imports paho: only when running
 
-    daemon = Daemon(config)
+    daemon = Daemon(config, take_over=args.take_over)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         logging.getLogger("tablesense.daemon").info("event=signal signum=%d", signum)
@@ -112,7 +115,14 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         daemon.run_forever(started)
+    except BaseClaimed as exc:
+        print(f"tablesense run: {exc}", file=sys.stderr)
+        return 3
     except OSError as exc:  # the dashboard's port is taken
         print(f"tablesense run: dashboard: {exc}", file=sys.stderr)
         return 2
+    if daemon.taken_over_by is not None:
+        print(f"tablesense run: daemon {daemon.taken_over_by.daemon} took this base over; "
+              "stopped", file=sys.stderr)
+        return 3
     return 0

@@ -33,13 +33,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tablesense.daemon import claim
 from tablesense.daemon.api import dashboard_routes
 from tablesense.daemon.collector import RECLAIM_S, Collector
 from tablesense.daemon.config import Config, LinkSettings, ReaderConfig
 from tablesense.daemon.journal_writer import JournalWriter, journal_path
 from tablesense.daemon.link import ReaderLink
 from tablesense.daemon.loop import LinkLoop
-from tablesense.daemon.mqtt import Publisher
+from tablesense.daemon.mqtt import Publisher, read_retained
 from tablesense.daemon.outbox import Outbox
 from tablesense.daemon.session import LinkMessage
 from tablesense.daemon.syncer import Syncer
@@ -54,6 +55,9 @@ log = logging.getLogger("tablesense.daemon")
 # How often the core lets time close incidents (Engine.tick): a "dropped card"
 # alert comes this long at most after its 1 s window ends.
 TICK_S = 0.02
+# How long the start-up claim check waits for the broker (a broker that is down is
+# no reason not to start: the check is then skipped, and said so).
+CLAIM_CHECK_S = 3.0
 
 
 class _Frames:
@@ -102,13 +106,19 @@ def observed_seat(m: LinkMessage) -> str | None:
 class Daemon:
     """Wires the parts from a :class:`~tablesense.daemon.config.Config`."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, take_over: bool = False) -> None:
         self.config = config
         self.topics = Topics(config.broker.base)
         self.inbox: queue.Queue[CommandMessage] = queue.Queue()  # from other threads
         self.frames = _Frames()  # what the links delivered this wake-up (core thread)
         self.outbox = Outbox(config.outbox)
-        self.publisher = Publisher(config.broker, self.outbox, on_command=self._on_mqtt_command)
+        # this run's claim on the base (daemon/claim.py); take_over: replace another's
+        self.claim = claim.Claim.ours()
+        self.take_over = take_over
+        self.taken_over_by: claim.Claim | None = None
+        self.publisher = Publisher(config.broker, self.outbox, on_command=self._on_mqtt_command,
+                                   on_claim=self._on_claim)
+        self.publisher.set_retained(self.topics.bridge_claim, claim.encode(self.claim))
         self.syncer = Syncer()
         self.tables: dict[str, TableRuntime] = {}
         for name, t in config.tables.items():
@@ -161,9 +171,11 @@ class Daemon:
     def start(self) -> None:
         """Serve the dashboard, replay journals, connect to the broker, open the readers.
 
-        The dashboard binds first, so a port already taken fails (OSError)
-        before anything else has started.
+        First the base's claim (:class:`~tablesense.daemon.claim.BaseClaimed` when
+        another daemon holds it); then the dashboard binds, so a port already taken
+        fails (OSError) before anything else has started.
         """
+        self._check_claim()
         if self.web is not None:
             self.web.start()
         for t in self.tables.values():
@@ -186,6 +198,37 @@ class Daemon:
         log.info("event=daemon-started tables=%d readers=%d broker=%s:%d",
                  len(self.tables), len(self.links), self.config.broker.host,
                  self.config.broker.port)
+
+    def _check_claim(self) -> None:
+        b = self.config.broker
+        where = f"the broker at {b.host}:{b.port}, base {b.base!r}"
+        try:
+            got = read_retained(b, [self.topics.bridge_claim, self.topics.bridge_state],
+                                CLAIM_CHECK_S)
+        except (TimeoutError, ConnectionError, OSError) as exc:
+            log.warning("event=claim-unchecked error=%r (starting all the same: a daemon "
+                        "taking this base over later is still seen)", str(exc))
+            return
+        try:
+            verdict = claim.decide(self.claim, got.get(self.topics.bridge_claim),
+                                   got.get(self.topics.bridge_state), self.take_over, where)
+        except claim.BaseClaimed:
+            self.outbox.close()  # nothing else was started
+            raise
+        if verdict == "take-over":
+            log.warning("event=base-take-over base=%s from=%r", b.base,
+                        got.get(self.topics.bridge_claim, b"").decode("utf-8", "replace"))
+
+    def _on_claim(self, payload: bytes) -> None:
+        """(The MQTT thread.) A claim on our base after ours: another daemon took over."""
+        other = claim.taken_over(self.claim, payload)
+        if other is None or self.taken_over_by is not None:
+            return
+        self.taken_over_by = other
+        self.publisher.taken_over = True
+        log.error("event=taken-over by=%s host=%s pid=%d (this daemon stops publishing and "
+                  "exits)", other.daemon, other.host, other.pid)
+        self.request_stop()
 
     def own_process(self, reclaim_s: float = RECLAIM_S) -> Collector:
         """The process is this daemon's alone (``tablesense run``); call once started.

@@ -25,6 +25,7 @@ import contextlib
 import logging
 import ssl
 import threading
+import uuid
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -46,15 +47,38 @@ log = logging.getLogger("tablesense.mqtt")
 CommandHandler = Callable[[str, bytes, str | None], None]
 
 
+def _client(cfg: BrokerConfig, client_id: str) -> mqtt.Client:
+    """A paho client with the configuration's protocol, transport, login and TLS."""
+    protocol = mqtt.MQTTv5 if cfg.protocol == 5 else mqtt.MQTTv311
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
+                         protocol=protocol, transport=cfg.transport)  # type: ignore[arg-type]
+    if cfg.username is not None:
+        client.username_pw_set(cfg.username, cfg.password)
+    if cfg.tls is not None:
+        client.tls_set(
+            ca_certs=str(cfg.tls.ca) if cfg.tls.ca else None,
+            certfile=str(cfg.tls.cert) if cfg.tls.cert else None,
+            keyfile=str(cfg.tls.key) if cfg.tls.key else None,
+            cert_reqs=ssl.CERT_NONE if cfg.tls.insecure else ssl.CERT_REQUIRED,
+        )
+        client.tls_insecure_set(cfg.tls.insecure)
+    return client
+
+
 class Publisher:
     """Connects to the broker, drains the outbox, keeps retained state current."""
 
     def __init__(self, cfg: BrokerConfig, outbox: Outbox,
-                 on_command: CommandHandler | None = None) -> None:
+                 on_command: CommandHandler | None = None,
+                 on_claim: Callable[[bytes], None] | None = None) -> None:
         self.cfg = cfg
         self.topics = Topics(cfg.base)
         self.outbox = outbox
         self.on_command = on_command
+        # the base's claim (daemon/claim.py): watched once ours is published, so a
+        # daemon taking the base over is seen (and this one stops publishing)
+        self.on_claim = on_claim
+        self.taken_over = False  # set by the core: say nothing more, not even offline
         self.max_inflight = cfg.max_inflight
         self.inflight_peak = 0
         self.delivered = 0
@@ -80,20 +104,7 @@ class Publisher:
 
     # -- setup -------------------------------------------------------------
     def _make_client(self) -> mqtt.Client:
-        cfg = self.cfg
-        protocol = mqtt.MQTTv5 if cfg.protocol == 5 else mqtt.MQTTv311
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=cfg.client_id,
-                             protocol=protocol, transport=cfg.transport)  # type: ignore[arg-type]
-        if cfg.username is not None:
-            client.username_pw_set(cfg.username, cfg.password)
-        if cfg.tls is not None:
-            client.tls_set(
-                ca_certs=str(cfg.tls.ca) if cfg.tls.ca else None,
-                certfile=str(cfg.tls.cert) if cfg.tls.cert else None,
-                keyfile=str(cfg.tls.key) if cfg.tls.key else None,
-                cert_reqs=ssl.CERT_NONE if cfg.tls.insecure else ssl.CERT_REQUIRED,
-            )
-            client.tls_insecure_set(cfg.tls.insecure)
+        client = _client(self.cfg, self.cfg.client_id)
         client.will_set(self.topics.bridge_state, OFFLINE, qos=1, retain=True)
         # No window in paho itself (0: unlimited): alerts are windowed by the pump
         # (max_inflight), and retained state and health, latest value wins, are a
@@ -123,7 +134,7 @@ class Publisher:
         self._wake.set()
         if self._pump is not None:
             self._pump.join(timeout)
-        if self._connected.is_set():
+        if self._connected.is_set() and not self.taken_over:
             info = self.client.publish(self.topics.bridge_state, OFFLINE, qos=1, retain=True)
             with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(timeout)
@@ -161,12 +172,12 @@ class Publisher:
             if self._retained.get(topic) == payload:
                 return
             self._retained[topic] = payload
-        if self._connected.is_set():
+        if self._connected.is_set() and not self.taken_over:
             self.client.publish(topic, payload, qos=1, retain=True)
 
     def send(self, topic: str, payload: bytes) -> None:
         """Best-effort QoS 1 message (command responses); dropped while offline."""
-        if self._connected.is_set():
+        if self._connected.is_set() and not self.taken_over:
             self.client.publish(topic, payload, qos=1, retain=False)
 
     def wait_idle(self, timeout: float) -> bool:
@@ -194,6 +205,8 @@ class Publisher:
             client.publish(topic, payload, qos=1, retain=True)
         client.subscribe(self.topics.all_cmds, qos=1)
         client.subscribe(self.topics.all_cmds_by, qos=1)
+        if self.on_claim is not None:  # after ours is published: the next one is another's
+            client.subscribe(self.topics.bridge_claim, qos=1)
         self._wake.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: mqtt.DisconnectFlags,
@@ -223,6 +236,10 @@ class Publisher:
         self._wake.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        if msg.topic == self.topics.bridge_claim:
+            if self.on_claim is not None:
+                self.on_claim(bytes(msg.payload))
+            return
         source = self.topics.command_source(msg.topic)
         if source is None or self.on_command is None:
             return
@@ -237,6 +254,8 @@ class Publisher:
         while not self._stopping.is_set():
             self._wake.wait(0.5)
             self._wake.clear()
+            if self.taken_over:  # another daemon holds the base: its alerts, not ours
+                continue
             try:
                 # Acks are matched under the same lock as rows are handed on: a
                 # PUBACK can arrive before the thread that published its row has
@@ -280,6 +299,64 @@ class Publisher:
                     self.inflight_peak = max(self.inflight_peak, len(self._inflight))
                 self._handed = m.seq
             self._net.flush()  # alerts go out from this thread, no hand-over
+
+
+def read_retained(cfg: BrokerConfig, topics: list[str], timeout: float = 5.0) -> dict[str, bytes]:
+    """The messages retained on ``topics`` now (a short-lived client of its own id).
+
+    The client subscribes to them and to a marker topic of its own, then sends
+    the marker: the broker delivers the retained messages as it takes the
+    subscription, before the marker, so once the marker is back every retained
+    message is in. Raises TimeoutError when the broker does not answer.
+    """
+    nonce = uuid.uuid4().hex[:12]
+    marker = Topics(cfg.base).bridge_probe(nonce)
+    got: dict[str, bytes] = {}
+    done = threading.Event()
+    failed: list[str] = []
+
+    def on_connect(c: mqtt.Client, ud: Any, f: Any, rc: ReasonCode, p: Any) -> None:
+        if rc.is_failure:
+            failed.append(str(rc))
+            done.set()
+            return
+        c.subscribe([(t, 1) for t in [*topics, marker]])
+
+    def on_subscribe(c: mqtt.Client, ud: Any, mid: int, rcs: list[ReasonCode], p: Any) -> None:
+        if any(r.is_failure for r in rcs):
+            failed.append("subscription refused (the broker's ACL?)")
+            done.set()
+            return
+        c.publish(marker, b"", qos=1)
+
+    def on_message(c: mqtt.Client, ud: Any, msg: mqtt.MQTTMessage) -> None:
+        if msg.topic == marker:
+            done.set()
+        elif msg.retain:
+            got[msg.topic] = bytes(msg.payload)
+
+    def on_connect_fail(c: mqtt.Client, ud: Any) -> None:
+        failed.append("cannot connect")
+        done.set()
+
+    client = _client(cfg, f"{cfg.client_id}-probe-{nonce}")
+    client.on_connect = on_connect
+    client.on_connect_fail = on_connect_fail
+    client.on_subscribe = on_subscribe
+    client.on_message = on_message
+    net = NetLoop(client, name="mqtt-probe")
+    try:
+        client.connect_async(cfg.host, cfg.port, keepalive=10)
+        net.start()
+        if not done.wait(timeout):
+            raise TimeoutError(f"no answer from the broker at {cfg.host}:{cfg.port}")
+    finally:
+        with contextlib.suppress(Exception):
+            client.disconnect()
+        net.stop(1.0)
+    if failed:
+        raise ConnectionError(f"the broker at {cfg.host}:{cfg.port}: {failed[0]}")
+    return got
 
 
 def broker_login(url: str, base: str, username: str, password: str,

@@ -39,6 +39,15 @@ class Topics:
         return f"{self.base}/bridge/state"
 
     @property
+    def bridge_claim(self) -> str:
+        """The daemon holding this base (retained; daemon/claim.py)."""
+        return f"{self.base}/bridge/claim"
+
+    def bridge_probe(self, nonce: str) -> str:
+        """A marker the claim check sends itself: what came before it was retained."""
+        return f"{self.base}/bridge/probe/{nonce}"
+
+    @property
     def all_cmds(self) -> str:
         return f"{self.base}/+/cmd"
 
