@@ -151,7 +151,8 @@ def test_a_board_through_the_daemon(mosquitto, watchers, pty_readers, tmp_path: 
 
     # a late subscriber gets the retained topics, QoS 1; never an alert
     late = watchers(broker.port, ["ts/#"])
-    assert late.wait_for(lambda m: len({t for t, *_ in m}) >= 6, 5)
+    # bridge state and claim, the state, the alert ledger, four readers
+    assert late.wait_for(lambda m: len({t for t, *_ in m}) >= 8, 5)
     retained = {t: (json.loads(p), q, r) for t, p, q, r in late.messages}
     assert retained["ts/bridge/state"] == ({"state": "offline"}, 1, True)
     assert retained["ts/1/state"][1:] == (1, True) and retained["ts/1/state"][0]["board"] == 1

@@ -87,7 +87,9 @@ def test_minor_penalty_card_as_pbn() -> None:
     assert play[1:3] == ["SJ", "S3 S4 ST"]
     assert play[3] == "C5 CQ H5 C6"
     assert play[-1] == "*"  # a claim: no further cards
-    [comment] = game["comments"]
+    # no number claimed: not finished, so no result a scorer could take as final
+    note, comment = game["comments"]
+    assert note == "board not finished: no result (declarer's side had 2 tricks so far)"
     assert comment.startswith("1-1-1 minor-penalty-card (Law 49, 50B, 50C): East's C5, "
                               "dropped face up where West could see it")
     assert "SJ {1-1-1 minor-penalty-card" in text
@@ -108,6 +110,20 @@ def test_the_rulings_are_replays_rulings_and_a_claimed_count_gives_the_result() 
     concede = [*lines[:-1], json.dumps({"v": 1, "t": claim["t"], "type": "concede",
                                         "seat": "E", "tricks": 9})]
     assert parse_pbn(export_text(concede, "pbn")[0])[0]["tags"]["Result"] == "11"
+
+
+def test_a_journal_stopping_mid_play_exports_no_result() -> None:
+    # the worked example up to its eighth card: two tricks to North's side, the third begun
+    lines = MINOR.read_text().splitlines()
+    cut = [ln for ln in lines if json.loads(ln)["type"] != "claim"]
+    [board] = export_lines(cut).boards
+    assert board.phase == "play" and not board.finished
+    assert board.final_tricks() is None and board.declarer_tricks() == 2
+    [game] = parse_pbn(export_text(cut, "pbn")[0])
+    assert game["tags"]["Result"] == "?"
+    assert "board not finished" in game["comments"][0]
+    lin = export_text(cut, "lin")[0]
+    assert "|mc|" not in lin  # LIN carries a result only as a claim's total
 
 
 # -- many boards, passed out -----------------------------------------------------------

@@ -20,12 +20,15 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablesense.contract import vocab
 from tablesense.contract.handrecords import HandRecordError, HandRecords, load_hand_records
 from tablesense.engine.sensing import Tuning
 from tablesense.laws import CODES, DEFAULT_CODE
+
+if TYPE_CHECKING:
+    from tablesense.daemon.seating import Movement
 
 CONFIG_VERSION = 1
 SEATS: tuple[str, ...] = vocab.SEATS
@@ -169,6 +172,19 @@ class DashboardConfig:
 
 
 @dataclass(frozen=True)
+class FeedsConfig:
+    """``[feeds]``: the scorers' board results and the vugraph's play feed
+    (daemon/feeds.py). ``lin_delay_s``: the play feed runs this far behind the
+    table (a vugraph's secure delay); ``movement``: who sits where
+    (daemon/seating.py), inline or from a file."""
+
+    results: bool = True
+    lin: bool = True
+    lin_delay_s: int = 0
+    movement: Movement | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     source: str = "<defaults>"
     version: int = CONFIG_VERSION
@@ -181,6 +197,7 @@ class Config:
     state_interval_ms: int = 250
     dashboard: DashboardConfig | None = None  # None: no dashboard ([dashboard] port absent)
     tracker: Tuning = field(default_factory=Tuning)
+    feeds: FeedsConfig = field(default_factory=FeedsConfig)
     # the event's hand records (``[event] hands``, or ``tablesense run --hands``), for the
     # tables that have none of their own
     hands: HandRecords | None = None
@@ -469,11 +486,12 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>",
     dashboard = _dashboard(d, dashboard_port)
     d.finish()
     state_ms = root.integer("state_interval_ms", 250, 0, 60_000)
+    feeds = _feeds(root.table("feeds"))
     root.finish()
     return Config(source=source, version=CONFIG_VERSION, broker=broker, journal=journal,
                   outbox=outbox, link=link, tables=tables, dashboard_port=dashboard_port,
                   state_interval_ms=250 if state_ms is None else state_ms, dashboard=dashboard,
-                  tracker=tracker, hands=hands)
+                  tracker=tracker, hands=hands, feeds=feeds)
 
 
 def _hands(r: _Reader) -> HandRecords | None:
@@ -487,6 +505,23 @@ def _hands(r: _Reader) -> HandRecords | None:
     except HandRecordError as exc:
         r.fail(str(exc), "hands")
         raise  # (fail raises)
+
+
+def _feeds(f: _Reader) -> FeedsConfig:
+    from tablesense.daemon.seating import load_movement, parse_movement
+
+    movement = None
+    if isinstance(f.data.get("movement"), dict):
+        f.used.add("movement")
+        movement = parse_movement(f.data["movement"], f.source, f.sub("movement") + ".")
+    else:
+        path = f.path("movement", None)
+        if path is not None:
+            movement = load_movement(path)
+    out = FeedsConfig(results=f.boolean("results", True), lin=f.boolean("lin", True),
+                      lin_delay_s=f.integer("lin_delay_s", 0, 0, 3600) or 0, movement=movement)
+    f.finish()
+    return out
 
 
 def _or(value: int | None, default: int) -> int:

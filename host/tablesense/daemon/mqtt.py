@@ -335,18 +335,13 @@ def read_retained(cfg: BrokerConfig, topics: list[str], timeout: float = 5.0) ->
         elif msg.retain:
             got[msg.topic] = bytes(msg.payload)
 
-    def on_connect_fail(c: mqtt.Client, ud: Any) -> None:
-        failed.append("cannot connect")
-        done.set()
-
     client = _client(cfg, f"{cfg.client_id}-probe-{nonce}")
     client.on_connect = on_connect
-    client.on_connect_fail = on_connect_fail
     client.on_subscribe = on_subscribe
     client.on_message = on_message
     net = NetLoop(client, name="mqtt-probe")
     try:
-        client.connect_async(cfg.host, cfg.port, keepalive=10)
+        client.connect(cfg.host, cfg.port, keepalive=10)  # refused: OSError, at once
         net.start()
         if not done.wait(timeout):
             raise TimeoutError(f"no answer from the broker at {cfg.host}:{cfg.port}")

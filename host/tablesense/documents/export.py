@@ -14,10 +14,11 @@ an Auction section (4 calls a line from the dealer; an unfinished auction
 ends with ``*``) and a Play section (a line per trick, columns from the
 opening leader, ``-`` for a card not played, ``^L`` before a lead by the
 wrong player, ``*`` after a claim or concession). ``Result`` is the number of
-tricks declarer had taken when the board ended: after thirteen tricks the
-result; with play unfinished PBN's partial result; after a claim or
-concession the tricks it gives declarer when it names how many (``tricks``),
-else ``?``. Each ruling is a ``{ ... }`` comment (id, kind, citation, text)
+tricks declarer took on a finished board: after thirteen tricks, or after a
+claim or concession that names how many (``tricks``). A board that is not
+finished (the journal stops mid-play, a claim that names no number) has
+``Result "?"`` and a comment saying how many tricks declarer had so far: a
+scorer must never take a partial count for a final result. Each ruling is a ``{ ... }`` comment (id, kind, citation, text)
 placed after the call or card that preceded it, or after the Auction tag when
 it came before the first call or during an earlier deal of the board.
 
@@ -112,6 +113,17 @@ class BoardRecord:
     def opening_leader(self) -> str | None:
         return lho(self.declarer) if self.declarer else None
 
+    @property
+    def finished(self) -> bool:
+        """Is there a final result: passed out, thirteen tricks, or a claim or
+        concession naming its tricks?"""
+        return self.passed_out or (self.declarer is not None and (
+            len(self.tricks) == 13 or (self.claim is not None and self.claim.tricks is not None)))
+
+    def final_tricks(self) -> int | None:
+        """Declarer's tricks on a finished board; None while it is not finished."""
+        return self.declarer_tricks() if self.finished else None
+
     def declarer_tricks(self) -> int | None:
         """Declarer's tricks when the board ended; None when it cannot be told."""
         if self.declarer is None:
@@ -175,15 +187,23 @@ class _Recorder:
                 marks.append(Mark(0, 0, earlier_deal=True))
             else:
                 marks.append(Mark(min(calls, len(b.calls)), min(cards, played)))
-        self.record = BoardRecord(
-            table=b.table, number=b.number, code=b.code, whist=b.whist,
-            t=self.times[0] if self.times else 0, dealer=b.dealer, vul=b.vul,
-            deal=dict(b.deal), calls=tuple(b.calls), phase=b.phase, declarer=b.declarer,
-            auction_declarer=self.auction_declarer, strain=b.strain, contract=b.contract,
-            doubled=b.doubled, tricks=tuple(plays for plays, _ in b.tricks),
-            winners=tuple(w for _, w in b.tricks), trick=trick,
-            won=dict(b.won), claim=self.claim, rulings=tuple(self.rulings), marks=tuple(marks))
+        self.record = record_of(b, self.times[0] if self.times else 0, self.auction_declarer,
+                                self.claim, tuple(self.rulings), tuple(marks))
         return self.record
+
+
+def record_of(b: Board, t: int, auction_declarer: str | None, claim: Claimed | None,
+              rulings: tuple[Ruling, ...] = (), marks: tuple[Mark, ...] = ()) -> BoardRecord:
+    """A board as it stands now (the export at a board's end; the daemon's live play
+    feed, daemon/feeds.py, at every change)."""
+    trick = () if b.trick_complete() else tuple(b.trick)
+    return BoardRecord(
+        table=b.table, number=b.number, code=b.code, whist=b.whist, t=t, dealer=b.dealer,
+        vul=b.vul, deal=dict(b.deal), calls=tuple(b.calls), phase=b.phase,
+        declarer=b.declarer, auction_declarer=auction_declarer, strain=b.strain,
+        contract=b.contract, doubled=b.doubled, tricks=tuple(plays for plays, _ in b.tricks),
+        winners=tuple(w for _, w in b.tricks), trick=trick, won=dict(b.won), claim=claim,
+        rulings=rulings, marks=marks)
 
 
 def _cards_counted(b: Board) -> int:
@@ -326,7 +346,7 @@ def pbn_board(rec: BoardRecord, meta: Meta = Meta()) -> str:
     if rec.declarer and rec.auction_declarer and rec.declarer != rec.auction_declarer:
         declarer = "^" + rec.declarer  # declarer and dummy swapped (e.g. Law 54A)
     result = "" if rec.passed_out else (
-        "?" if (n := rec.declarer_tricks()) is None else str(n))
+        "?" if (n := rec.final_tricks()) is None else str(n))
     tags = [
         ("Event", meta.event if meta.event is not None else f"tablesense table {rec.table}"),
         ("Site", meta.site), ("Date", _date(rec.t)), ("Board", str(rec.number)),
@@ -337,6 +357,10 @@ def pbn_board(rec: BoardRecord, meta: Meta = Meta()) -> str:
         ("Contract", _contract(rec)), ("Result", result),
     ]
     lines = [f'[{name} "{_pbn_value(value)}"]' for name, value in tags]
+    if not rec.finished and not rec.passed_out and rec.declarer is not None:
+        so_far = rec.won.get(side(rec.declarer), 0)
+        lines.append(_pbn_comment(
+            f"board not finished: no result (declarer's side had {so_far} tricks so far)"))
     start = [_pbn_comment(_ruling_text(r)) for r in where.get(("start", 0), [])]
     if rec.whist:
         if rec.strain:
