@@ -37,6 +37,7 @@ from tablesense.daemon import claim
 from tablesense.daemon.api import dashboard_routes
 from tablesense.daemon.collector import RECLAIM_S, Collector
 from tablesense.daemon.config import Config, LinkSettings, ReaderConfig
+from tablesense.daemon.feeds import TableFeeds
 from tablesense.daemon.journal_writer import JournalWriter, journal_path
 from tablesense.daemon.link import ReaderLink
 from tablesense.daemon.loop import LinkLoop
@@ -127,6 +128,10 @@ class Daemon:
             self.tables[name] = TableRuntime(name, t.code, journal, self.outbox, self.topics,
                                              kick=self.publisher.kick, tuning=config.tracker,
                                              hands=config.hands_of(name))
+        # the scorers' results and the vugraph's play feed (daemon/feeds.py)
+        self.feeds = {name: TableFeeds(name, config.feeds) for name in self.tables}
+        for name, table in self.tables.items():
+            table.watchers.append(self.feeds[name].after)
         settings = config.link
         self.links: list[ReaderLink] = []
         self.loop = LinkLoop(name="core", interval_s=TICK_S, on_wake=self._batch)
@@ -339,6 +344,9 @@ class Daemon:
                 if t.counters["rulings"] != made or (due and t.dirty):
                     self._publish_state(t)
                 self._publish_ledger(t)
+                lin = self.feeds[t.name].due(now)
+                if lin is not None:  # the play feed's delay is over
+                    self.publisher.set_retained(self.topics.lin(t.name), lin.encode())
             except Exception:  # one bad table must not stop the others
                 log.exception("event=core-error table=%s", t.name)
         if self.collector is not None:  # after the tick's work: nothing waits on it now
@@ -406,6 +414,12 @@ class Daemon:
         if t.ledger.changed:
             t.ledger.changed = False
             self.publisher.set_retained(self.topics.alerts(t.name), dumps(t.ledger.payload()))
+            self._publish_result(t)
+
+    def _publish_result(self, t: TableRuntime) -> None:
+        msg = self.feeds[t.name].board_result(t.ledger)
+        if msg is not None:
+            self.publisher.set_retained(self.topics.result(t.name), dumps(msg))
 
     def _publish_state(self, t: TableRuntime) -> None:
         t.dirty = False
@@ -424,3 +438,10 @@ class Daemon:
         state = table_state(snap)
         self.states[t.name] = state
         self.publisher.set_retained(self.topics.table_state(t.name), dumps(state))
+        self._publish_result(t)
+        feeds = self.feeds[t.name]
+        now = time.monotonic()
+        feeds.play(now)
+        lin = feeds.due(now)
+        if lin is not None:
+            self.publisher.set_retained(self.topics.lin(t.name), lin.encode())

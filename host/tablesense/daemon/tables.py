@@ -71,6 +71,7 @@ from tablesense.daemon.outbox import Outbox, OutboxError, PendingAlert
 from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.topics import Topics
 from tablesense.engine import Engine, EngineError, Ruling
+from tablesense.engine.board import Board
 from tablesense.engine.sensing import Tuning
 from tablesense.laws import CODES
 
@@ -123,6 +124,8 @@ class TableRuntime:
         # every alert of the session, who answered it and when (retained on
         # <base>/<table>/alerts by the core); rebuilt by replay
         self.ledger = AlertLedger(name)
+        # called with every event the engine took, and the board after it (the feeds)
+        self.watchers: list[Callable[[Event, Board | None], None]] = []
         self._closed_seen: tuple[int, int] = (0, 0)  # (id, len) of engine.closed last synced
 
     # -- restart -------------------------------------------------------------
@@ -405,6 +408,8 @@ class TableRuntime:
             self.ledger.resolved(event.alert, line)
         elif isinstance(event, Reopen):
             self.ledger.reopened(event.alert, line)
+        for watch in self.watchers:
+            watch(event, self.engine.board)
         closed = self.engine.closed
         seen = (id(closed), len(closed))
         if seen != self._closed_seen:

@@ -68,6 +68,14 @@ class Topics:
     def alert(self, table: str) -> str:
         return f"{self.base}/{table}/alert"
 
+    def result(self, table: str) -> str:
+        """The last board's result, for scorers (retained; daemon/feeds.py)."""
+        return f"{self.base}/{table}/result"
+
+    def lin(self, table: str) -> str:
+        """The board so far as a LIN line, for a vugraph (retained; daemon/feeds.py)."""
+        return f"{self.base}/{table}/lin"
+
     def alerts(self, table: str) -> str:
         """The table's alerts of the session, retained (daemon/ledger.py)."""
         return f"{self.base}/{table}/alerts"

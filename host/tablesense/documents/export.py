@@ -18,9 +18,10 @@ tricks declarer took on a finished board: after thirteen tricks, or after a
 claim or concession that names how many (``tricks``). A board that is not
 finished (the journal stops mid-play, a claim that names no number) has
 ``Result "?"`` and a comment saying how many tricks declarer had so far: a
-scorer must never take a partial count for a final result. Each ruling is a ``{ ... }`` comment (id, kind, citation, text)
-placed after the call or card that preceded it, or after the Auction tag when
-it came before the first call or during an earlier deal of the board.
+scorer must never take a partial count for a final result. Each ruling is a
+``{ ... }`` comment (id, kind, citation, text) placed after the call or card
+that preceded it, or after the Auction tag when it came before the first call
+or during an earlier deal of the board.
 
 LIN (BBO vugraph): one line per board, ``qx|o<board>|pn|S,W,N,E|st||md|...|
 rh||ah|Board n|sv|...|`` then ``mb|`` per call, ``pc|`` per card played with
@@ -142,7 +143,7 @@ class BoardRecord:
         return mine if self.played else None
 
 
-class _Recorder:
+class Recorder:
     """What the export keeps about one Board object while the engine runs it."""
 
     def __init__(self, board: Board) -> None:
@@ -220,10 +221,10 @@ def export_lines(lines: Iterable[str], code: str | None = None) -> Exported:
     """Replay ``lines`` and return every board (in the order they started) and every
     line that was invalid or not valid in the board's state."""
     out = Exported()
-    recorders: dict[int, _Recorder] = {}  # id(engine) -> the recorder of its board
-    order: list[_Recorder] = []
+    recorders: dict[int, Recorder] = {}  # id(engine) -> the recorder of its board
+    order: list[Recorder] = []
 
-    def take(rulings: list[Ruling], rec: _Recorder | None) -> None:
+    def take(rulings: list[Ruling], rec: Recorder | None) -> None:
         if rec is not None:
             rec.rulings.extend(rulings)
 
@@ -246,7 +247,7 @@ def export_lines(lines: Iterable[str], code: str | None = None) -> Exported:
         if before is None or before.board is not board:
             if before is not None:
                 before.capture()  # the next board has started: this one is over
-            rec = _Recorder(board)
+            rec = Recorder(board)
             recorders[id(current)] = rec
             order.append(rec)
         rec = recorders[id(current)]
