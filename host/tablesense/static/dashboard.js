@@ -1,10 +1,14 @@
 // The director's dashboard: MQTT over WebSockets straight to the broker.
 //
 // Reads (docs/contract.md "MQTT"; the state payload in docs/dashboard.md):
-// <base>/bridge/state, <base>/+/state (retained board state with its table
-// view), <base>/+/readers/+ (retained reader health), <base>/+/alert (rulings,
-// QoS 1, at least once: de-duplicated by id) and <base>/+/cmd/response.
-// Writes decide/resolve commands to <base>/<table>/cmd/by/<login> (QoS 1), so
+// <base>/bridge/state and <base>/bridge/claim (the daemon and its id: offline,
+// everything shown is its last word and nothing is actionable), <base>/+/state
+// (retained board state with its table view), <base>/+/readers/+ (retained
+// reader health), <base>/+/alert (rulings, QoS 1, at least once: de-duplicated
+// by id), <base>/+/alerts (retained: every alert of the session with who
+// answered it and when: the one truth every device and every reload shows) and
+// <base>/+/cmd/response.
+// Writes decide/resolve/reopen commands to <base>/<table>/cmd/by/<login> (QoS 1), so
 // the daemon journals them with the director's broker login; the broker's ACL
 // lets each login write only under its own name, and lets viewers write nothing.
 //
@@ -31,6 +35,8 @@
   const MINE_KEY = "tablesense.myTables";
   const CUE_KEY = "tablesense.cue";
   const LOGIN_KEY = "tablesense.login";
+  const SORT_KEY = "tablesense.sort";
+  const SEV_RANK = { director: 2, penalty: 1 };
 
   const st = {
     cfg: null,
@@ -39,7 +45,9 @@
     client: null,
     credentials: null,
     role: null, // "director" | "viewer" | null (not known yet)
-    tables: new Map(), // name -> {state, readers: {seat: health}, node}
+    tables: new Map(), // name -> {state, readers: {seat: health}, node, need}
+    daemon: null, // null: not known yet; else {online, since, id}
+    sort: "table", // "table" | "need"
     alerts: new Map(), // id -> record
     pending: new Map(), // req -> {table, id, action, option, entry}
     filter: "",
@@ -169,6 +177,7 @@
   function applyFilter() {
     for (const [name, t] of st.tables) if (t.node) t.node.hidden = !shown(name);
     for (const rec of st.alerts.values()) rec.node.hidden = !shown(rec.table);
+    renderNeeding();
     updateCounts();
   }
 
@@ -176,7 +185,7 @@
   function table(name) {
     let t = st.tables.get(name);
     if (!t) {
-      t = { state: null, readers: {}, node: null };
+      t = { state: null, readers: {}, node: null, need: null };
       st.tables.set(name, t);
       refreshFilterOptions();
     }
@@ -194,6 +203,7 @@
   const READER_RANK = { offline: 2, unknown: 1, online: 0 };
 
   function readerState(h) {
+    if (daemonDown()) return "offline"; // nobody watches the readers: their retained word is stale
     const state = String(h.state);
     return state in READER_RANK ? state : "unknown";
   }
@@ -255,6 +265,22 @@
     card.append(dl);
 
     card.append(readersNode(t.readers));
+    const stale = staleReaders(t.readers);
+    if (daemonDown()) {
+      card.classList.add("offline");
+      card.append(el("p", { class: "table-offline", text: "offline: the daemon stopped" + (st.daemon.since ? " at " + clock(st.daemon.since) : "") }));
+    } else if (stale.length) {
+      card.classList.add("stale");
+      card.append(el("p", { class: "stale-readers", text: "readers not heard: " + stale.join(", ") }));
+    }
+    const need = t.need;
+    card.dataset.open = String(need ? need.open : 0);
+    if (need && need.open) {
+      card.classList.add("needs", "needs-" + (need.severity || "penalty"));
+      card.append(el("p", { class: "need", "data-worst": need.worst || "" },
+        el("b", { class: "need-count", text: need.open + " open" }), " · " + kindLabel(need.worst) + " · ",
+        el("span", { class: "age", "data-since": String(need.oldest || ""), text: age(need.oldest) })));
+    }
 
     const pcs = s.penalty_cards || {};
     const pcSeats = Object.keys(pcs).filter((k) => (pcs[k] || []).length);
@@ -271,12 +297,73 @@
     const grid = $("tables");
     grid.querySelector(".empty")?.remove();
     if (t.node && t.node.parentNode === grid) grid.replaceChild(card, t.node);
-    else {
-      const after = [...grid.children].find((n) => String(n.dataset.table).localeCompare(name, undefined, { numeric: true }) > 0);
-      grid.insertBefore(card, after || null);
-    }
+    else grid.append(card);
     t.node = card;
+    sortGrid();
+    renderNeeding();
     if (st.viewing === name) renderView();
+  }
+
+  // -- the room at a glance: which table needs the director, and how much -------------
+  function daemonDown() { return st.daemon !== null && !st.daemon.online; }
+  function staleReaders(all) {
+    return Object.entries(all).filter(([, h]) => h && typeof h === "object" && String(h.state) !== "online")
+      .map(([name, h]) => (SEATS.includes(name) ? seatName(name) : name) + (h.reason ? " (" + words(h.reason) + ")" : ""));
+  }
+  function age(t) {
+    if (typeof t !== "number" || t <= 0) return "";
+    const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+    return s < 60 ? s + " s" : s < 3600 ? Math.round(s / 60) + " min" : Math.floor(s / 3600) + " h " + Math.round((s % 3600) / 60) + " min";
+  }
+  // more need first: a director-severity alert, then more open alerts, then the oldest
+  function needKey(name) {
+    const n = st.tables.get(name)?.need;
+    if (!n || !n.open) return [0, 0, 0];
+    return [SEV_RANK[n.severity] || 0, n.open, -(n.oldest || 0)];
+  }
+  function byNeed(a, b) {
+    const ka = needKey(a), kb = needKey(b);
+    for (let i = 0; i < 3; i++) if (ka[i] !== kb[i]) return kb[i] - ka[i];
+    return a.localeCompare(b, undefined, { numeric: true });
+  }
+  function sortGrid() {
+    const grid = $("tables");
+    const names = tableNames();
+    if (st.sort === "need") names.sort(byNeed);
+    const nodes = names.map((n) => st.tables.get(n)?.node).filter((n) => n && n.parentNode === grid);
+    if (nodes.every((n, i) => grid.children[i] === n)) return;
+    for (const n of nodes) grid.append(n);
+  }
+  function renderNeeding() {
+    const box = $("needing-list");
+    if (!box) return;
+    const names = tableNames().filter((n) => (st.tables.get(n)?.need?.open || 0) > 0 && shown(n)).sort(byNeed);
+    $("needing").classList.toggle("none", names.length === 0);
+    if (!names.length) { box.replaceChildren(el("li", { class: "empty", text: "no table needs you now" })); return; }
+    box.replaceChildren(...names.map((n) => {
+      const need = st.tables.get(n).need;
+      const b = el("button", { class: "btn need-btn needs-" + (need.severity || "penalty"), type: "button", "data-table": n },
+        el("b", { text: "Table " + n }), " · " + need.open + " open · " + kindLabel(need.worst) + " · ",
+        el("span", { class: "age", "data-since": String(need.oldest || ""), text: age(need.oldest) }));
+      b.addEventListener("click", () => {
+        openView(n);
+        const first = [...$("alerts").querySelectorAll(".alert")].find((x) => x.dataset.table === n && !x.hidden);
+        first?.scrollIntoView({ block: "nearest" });
+      });
+      return el("li", {}, b);
+    }));
+  }
+  function tickAges() {
+    for (const a of document.querySelectorAll(".age[data-since]")) {
+      const t = Number(a.dataset.since);
+      if (t) a.textContent = age(t);
+    }
+  }
+  function setSort(value) {
+    st.sort = value === "need" ? "need" : "table";
+    $("sort").value = st.sort;
+    store("local")?.setItem(SORT_KEY, st.sort);
+    sortGrid();
   }
 
   // -- the table view: a vugraph of one table -----------------------------------------
@@ -513,6 +600,7 @@
     list.querySelector(".empty")?.remove();
     list.prepend(rec.node);
     rec.node.hidden = !shown(rec.table);
+    refreshActions(rec);
     if (live) cue(rec);
     updateCounts();
     return rec;
@@ -546,19 +634,21 @@
       actions.append(row);
     }
     const engineAlert = /^.+-\d+-\d+$/.test(rec.id) && a.kind !== "reader-offline";
+    node.append(el("ul", { class: "decisions", "aria-label": "decisions, from every device" }));
     const form = el("form", { class: "resolve" });
     const note = el("input", { class: "note", type: "text", placeholder: "note for the record", "aria-label": "note", maxlength: "500" });
     const btn = el("button", { class: "btn btn-resolve", type: "submit", text: engineAlert ? "Resolve" : "Dismiss" });
     form.append(note, btn);
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      if (engineAlert) {
-        rec.note = note.value;
-        send(rec, "resolve", { type: "resolve", alert: rec.id, note: note.value });
-      }
-      else close(rec, "dismissed" + (note.value ? ": " + note.value : ""));
+      rec.note = note.value;
+      send(rec, "resolve", { type: "resolve", alert: rec.id, note: note.value });
     });
     actions.append(form);
+    // an answered alert takes no second decision until a director re-opens it (journaled)
+    const reopen = el("button", { class: "btn btn-reopen", type: "button", text: "Re-open", hidden: true, title: "take the answer back: the alert takes a new decision" });
+    reopen.addEventListener("click", () => send(rec, "reopen", { type: "reopen", alert: rec.id, note: note.value }));
+    actions.append(reopen);
     if ("speechSynthesis" in window) {
       const speak = el("button", { class: "btn btn-quiet", type: "button", text: "read aloud" });
       speak.addEventListener("click", () => {
@@ -604,11 +694,11 @@
     return wrap;
   }
 
-  function close(rec, why) {
+  function close(rec, why, t) {
     if (!rec.open) return;
     rec.open = false;
     rec.node.classList.add("closed");
-    rec.node.append(el("p", { class: "closed-why", text: "closed " + clock() + ": " + why }));
+    rec.node.append(el("p", { class: "closed-why", text: "closed " + clock(t) + ": " + why }));
     for (const b of rec.node.querySelectorAll(".actions button, .actions input, .actions select")) b.disabled = true;
     $("history").prepend(rec.node);
     updateCounts();
@@ -655,6 +745,87 @@
     }
   }
 
+  // -- the ledger: every alert of the session, the same on every device --------------
+  function applyLedger(name, led) {
+    if (!led || typeof led !== "object") return;
+    const t = table(name);
+    t.need = { open: Number(led.open ? led.open.length : 0), worst: led.worst || null, severity: led.severity || null, oldest: led.oldest || null };
+    for (const e of [...(led.open || []), ...(led.closed || [])]) {
+      if (!e || typeof e.id !== "string") continue;
+      const rec = st.alerts.get(e.id) || addAlert(e, false);
+      if (!rec) continue;
+      rec.ledger = e;
+      const cur = t.state ? t.state.board : undefined;
+      if (rec.open && cur !== undefined && rec.alert.board !== undefined && rec.alert.board !== cur
+          && /^.+-\d+-\d+$/.test(rec.id)) boardOver(rec);
+      showDecisions(rec, e.decisions || []);
+      if (e.status === "closed") close(rec, String(e.closed || "closed") + (e.closed_by ? " (" + e.closed_by + ")" : ""), e.closed_t);
+      else {
+        if (!rec.open) reopenRec(rec);
+        setAnswered(rec, e.status === "answered");
+      }
+    }
+    renderTable(name);
+    updateCounts();
+  }
+  function decisionText(d) {
+    if (d.action === "reopen") return "re-opened" + (d.note ? ": " + d.note : "");
+    if (d.action === "resolve") return "resolved" + (d.note ? ": " + d.note : "");
+    return "decided " + optionEntry(d.option).label + (d.suit ? " " + SUIT_SYMBOLS[d.suit] : "") + (d.card ? " " + d.card : "") + (d.seat ? " " + seatName(d.seat) : "");
+  }
+  function showDecisions(rec, ds) {
+    const ul = rec.node.querySelector(".decisions");
+    if (!ul) return;
+    const key = JSON.stringify(ds);
+    if (ul.dataset.key === key) return;
+    ul.dataset.key = key;
+    ul.replaceChildren(...ds.map((d) => el("li", { class: "decision decision-" + d.action, "data-by": d.by || "" },
+      el("time", { text: clock(d.t) }), " ", el("b", { class: "by", text: d.by || "no login" }), " " + decisionText(d))));
+  }
+  // answered: the option taken stays marked, the others are off until a director re-opens it
+  function setAnswered(rec, answered) {
+    rec.answered = answered;
+    rec.node.classList.toggle("answered", answered);
+    const last = [...(rec.ledger?.decisions || [])].reverse().find((d) => d.action === "decide" || d.action === "reopen");
+    for (const b of rec.node.querySelectorAll(".options .btn-option")) {
+      b.classList.toggle("chosen", answered && last && last.action === "decide" && b.dataset.option === last.option);
+    }
+    refreshActions(rec);
+  }
+  function reopenRec(rec) {
+    rec.open = true;
+    rec.node.classList.remove("closed");
+    rec.node.querySelector(".closed-why")?.remove();
+    $("alerts").prepend(rec.node);
+    refreshActions(rec);
+    updateCounts();
+  }
+  // what may be pressed: nothing while the daemon is offline; no option on an answered
+  // alert or a board that is over; Re-open only on an answered alert
+  function refreshActions(only) {
+    const down = daemonDown();
+    document.body.classList.toggle("daemon-offline", down);
+    for (const rec of only ? [only] : st.alerts.values()) {
+      const off = down || !rec.open;
+      for (const b of rec.node.querySelectorAll(".options button, .options select")) b.disabled = off || rec.answered || rec.boardOver;
+      for (const b of rec.node.querySelectorAll(".resolve button, .resolve input")) b.disabled = off;
+      const re = rec.node.querySelector(".btn-reopen");
+      if (re) { re.hidden = !rec.answered; re.disabled = off; }
+    }
+  }
+  function showDaemon() {
+    const d = $("daemon");
+    const dm = st.daemon;
+    const online = dm && dm.online;
+    d.className = "pill " + (online ? "pill-ok" : "pill-bad");
+    d.textContent = online ? "daemon online" : "daemon offline";
+    d.title = (dm && dm.id ? "daemon " + dm.id + " · " : "") + (online ? "online" : "offline since " + clock(dm ? dm.since : Date.now()));
+    if (dm && dm.id) d.dataset.daemon = dm.id;
+    const banner = $("daemon-banner");
+    banner.hidden = !!online || dm === null;
+    if (!banner.hidden) banner.textContent = "The daemon is offline (since " + clock(dm.since) + "): the tables and alerts shown are its last word, and nothing can be decided until it is back.";
+  }
+
   // -- commands -----------------------------------------------------------------
   function cmdTopic(table) {
     const user = st.credentials && st.credentials.username;
@@ -662,6 +833,10 @@
   }
 
   function send(rec, action, cmd) {
+    if (daemonDown()) {
+      rec.statusNode.append(el("li", { class: "err", text: "✗ " + action + ": the daemon is offline: nothing can be decided now" }));
+      return;
+    }
     const req = "dash-" + st.clientId.slice(-8) + "-" + (++st.reqCount);
     const topic = cmdTopic(rec.table);
     const entry = el("li", { class: "pending", text: action + (cmd.option ? " " + cmd.option : "") + ": sent (req " + req + ")" });
@@ -701,6 +876,7 @@
       p.entry.className = "err";
       p.entry.textContent = "✗ " + p.action + (p.option ? " " + p.option : "") + ": "
         + (r.error || "refused") + (r.field ? " (" + r.field + ")" : "");
+      if (r.answered) p.entry.classList.add("refused-answered");
     }
   }
 
@@ -880,9 +1056,15 @@
     }
     if (parts.length === 2 && parts[0] === "bridge" && parts[1] === "state") {
       const online = data && data.state === "online";
-      const d = $("daemon");
-      d.className = "pill " + (online ? "pill-ok" : "pill-bad");
-      d.textContent = online ? "daemon online" : "daemon offline";
+      const was = st.daemon;
+      st.daemon = { online, since: was && was.online === online ? was.since : Date.now(), id: was ? was.id : null };
+      showDaemon();
+      if (!was || was.online !== online) { for (const n of st.tables.keys()) renderTable(n); refreshActions(); }
+      return;
+    }
+    if (parts.length === 2 && parts[0] === "bridge" && parts[1] === "claim") {
+      st.daemon = { ...(st.daemon || { online: false, since: Date.now() }), id: data && data.daemon ? String(data.daemon) : null };
+      showDaemon();
       return;
     }
     const name = parts[0];
@@ -897,6 +1079,8 @@
       reconcileReader(name, parts[2], data);
     } else if (parts.length === 2 && parts[1] === "alert") {
       addAlert(data, true);
+    } else if (parts.length === 2 && parts[1] === "alerts") {
+      applyLedger(name, data);
     } else if (parts.length === 3 && parts[1] === "cmd" && parts[2] === "response") {
       onResponse(name, data);
     }
@@ -938,8 +1122,8 @@
       if (creds) store("session")?.setItem(LOGIN_KEY, JSON.stringify(creds));
       if (!st.session || !st.session.ok) openSession();
       const b = st.base;
-      client.subscribe([b + "/bridge/state", b + "/+/state", b + "/+/readers/+", b + "/+/alert",
-        b + "/+/cmd/response"], { qos: 1 });
+      client.subscribe([b + "/bridge/state", b + "/bridge/claim", b + "/+/state", b + "/+/readers/+",
+        b + "/+/alert", b + "/+/alerts", b + "/+/cmd/response"], { qos: 1 });
       probeRole(client);
     });
     client.on("reconnect", () => setConn("wait", "reconnecting…"));
@@ -975,6 +1159,8 @@
     $("logout").addEventListener("click", logout);
     $("tv-close").addEventListener("click", () => openView(null));
     $("filter").addEventListener("change", (ev) => setFilter(ev.target.value));
+    $("sort").addEventListener("change", (ev) => setSort(ev.target.value));
+    setInterval(tickAges, 15000);
     $("mine-edit").addEventListener("click", () => {
       const box = $("mine");
       box.hidden = !box.hidden;
@@ -991,6 +1177,8 @@
     document.addEventListener("keydown", seen);
     try { st.mine = new Set(JSON.parse(store("local")?.getItem(MINE_KEY) || "[]").map(String)); } catch (e) { st.mine = new Set(); }
     st.filter = store("local")?.getItem(MINE_KEY + ".filter") || "";
+    st.sort = store("local")?.getItem(SORT_KEY) === "need" ? "need" : "table";
+    $("sort").value = st.sort;
     if (store("local")?.getItem(CUE_KEY) === "on") toggleSound(null, true);
     try {
       const [cfg, cat] = await Promise.all([
