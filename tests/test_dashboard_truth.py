@@ -281,6 +281,15 @@ def test_a_killed_daemons_tables_go_offline_and_a_second_daemon_is_refused(
         refused_journal = tmp_path / "b" / "journal" / "1.jsonl"
         assert not refused_journal.exists() or refused_journal.read_text() == ""
 
+        # North's reader falls silent: the card says so, and an alert waits for the director
+        readers["N"].stop_heartbeats()
+        card1 = page.locator('.table-card[data-table="1"]')
+        page.wait_for_selector('.table-card[data-table="1"] .stale-readers', timeout=10_000)
+        assert "North" in card1.locator(".stale-readers").inner_text()
+        page.wait_for_selector("#alerts .alert[data-alert-id^='1-reader-N-'] .btn-resolve",
+                               timeout=10_000)
+        assert page.locator("#alerts .alert .btn-resolve").first.is_enabled()
+
         # the first is killed: its will says offline; every table and reader goes grey,
         # and nothing can be pressed
         os.kill(first.pid, signal.SIGKILL)
@@ -295,6 +304,8 @@ def test_a_killed_daemons_tables_go_offline_and_a_second_daemon_is_refused(
         assert page.locator('.table-card[data-table="1"] .reader-online').count() == 0
         assert page.locator('.table-card[data-table="1"] .reader-offline').count() == 4
         assert "daemon-offline" in (page.locator("body").get_attribute("class") or "")
+        assert page.locator("#alerts .alert .btn-resolve").first.is_disabled()
+        assert page.locator("#alerts .alert input.note").first.is_disabled()
         page.screenshot(path=str(OUT / "truth-daemon-killed.png"), full_page=True)
         assert page.errors == []
     finally:
