@@ -49,11 +49,11 @@ def test_ledger_keeps_answers_supersessions_and_readers() -> None:
     p = led.payload()
     assert [e["id"] for e in p["open"]] == ["1-1-2", "1-reader-W-3"]
     assert p["closed"][0]["closed"] == "superseded by 1-1-2"
-    assert (p["open"], p["worst"], p["severity"], p["oldest"]) == (p["open"], "reader-offline",
-                                                                    "director", 2)
+    assert (p["count"], p["worst"], p["severity"], p["oldest"]) == (2, "reader-offline",
+                                                                     "director", 2)
     assert led.newest_offering("pc-remains") == "1-1-2" and led.daemon_alert("1-reader-W-3")
     led.close_reader("W", 9)
-    assert led.summary()["open"] == 1
+    assert led.summary()["count"] == 1
     led.decided("1-1-2", {"option": "pc-remains", "by": "ann", "t": 10})
     assert led.target("pc-remains", None) is None  # answered: no longer a candidate
     assert led.newest_offering("pc-remains") == "1-1-2"

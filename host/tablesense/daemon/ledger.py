@@ -167,7 +167,7 @@ class AlertLedger:
         live = list(self.open_entries())
         worst = max(live, key=lambda e: (SEVERITY_RANK.get(e.get("severity", ""), 0),
                                          -(e.get("t") or 0)), default=None)
-        return {"open": len(live),
+        return {"count": len(live),
                 "worst": None if worst is None else worst.get("kind"),
                 "severity": None if worst is None else worst.get("severity"),
                 "oldest": min((e.get("t") or 0 for e in live), default=None)}
