@@ -643,6 +643,9 @@
       ev.preventDefault();
       rec.note = note.value;
       send(rec, "resolve", { type: "resolve", alert: rec.id, note: note.value });
+      // the daemon's own alerts (not rulings) go at once here; the daemon's ledger
+      // dismisses them on every other device
+      if (!engineAlert) close(rec, "dismissed" + (note.value ? ": " + note.value : ""));
     });
     actions.append(form);
     // an answered alert takes no second decision until a director re-opens it (journaled)
