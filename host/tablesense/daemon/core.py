@@ -414,10 +414,10 @@ class Daemon:
         if t.ledger.changed:
             t.ledger.changed = False
             self.publisher.set_retained(self.topics.alerts(t.name), dumps(t.ledger.payload()))
-            self._publish_result(t)
+            self._publish_result(t, alerts_changed=True)
 
-    def _publish_result(self, t: TableRuntime) -> None:
-        msg = self.feeds[t.name].board_result(t.ledger)
+    def _publish_result(self, t: TableRuntime, alerts_changed: bool = False) -> None:
+        msg = self.feeds[t.name].board_result(t.ledger, alerts_changed)
         if msg is not None:
             self.publisher.set_retained(self.topics.result(t.name), dumps(msg))
 

@@ -70,6 +70,7 @@ class TableFeeds:
         self._rec: Recorder | None = None
         self.result: dict[str, Any] | None = None  # the last result published
         self._lin: str | None = None
+        self._shape: tuple[object, ...] = ()  # what the LIN was last made from
         self._due: deque[tuple[float, str]] = deque()  # LIN versions waiting for the delay
 
     def after(self, event: Event, board: Board | None) -> None:
@@ -86,11 +87,15 @@ class TableFeeds:
             return None
         return record_of(r.board, r.times[0] if r.times else 0, r.auction_declarer, r.claim)
 
-    def board_result(self, ledger: AlertLedger) -> dict[str, Any] | None:
+    def board_result(self, ledger: AlertLedger, alerts_changed: bool = False
+                     ) -> dict[str, Any] | None:
         """The result message to publish now (None: nothing new). Also the last board's
         again when its open alerts changed (resolved after the next board began)."""
         if not self.cfg.results:
             return None
+        over = self._rec is not None and self._rec.board.phase in ("end", "claim")
+        if not over and not (alerts_changed and self.result is not None):
+            return None  # most states: a board in play has no result (no record made)
         rec = self.record()
         msg = None
         if rec is not None and rec.finished:
@@ -112,9 +117,17 @@ class TableFeeds:
         """Queue the board's LIN as it stands at ``now`` (monotonic seconds)."""
         if not self.cfg.lin:
             return
-        rec = self.record()
-        if rec is None:
+        r = self._rec
+        if r is None:
             return
+        b = r.board
+        shape = (id(b), id(b.calls), len(b.calls), len(b.tricks), len(b.trick), b.phase,
+                 r.claim, len(b.deal))
+        if shape == self._shape:
+            return  # nothing the LIN shows has changed (most states: a card moved in a hand)
+        self._shape = shape
+        rec = self.record()
+        assert rec is not None
         names = (self.cfg.movement.at(self.table, rec.number).get("players", {})
                  if self.cfg.movement is not None else {})
         lin = lin_board(rec, Meta(players=names))

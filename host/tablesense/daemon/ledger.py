@@ -46,6 +46,9 @@ class AlertLedger:
         self.table = table
         self.keep_closed = keep_closed
         self._entries: dict[str, dict[str, Any]] = {}  # id -> entry, in the order raised
+        # ids whose last decide stands (answer_of, kept as it changes: the core asks for
+        # it at every state it publishes)
+        self._answered: set[str] = set()
         self.changed = True  # published once at start, even when empty
 
     # -- what happened ----------------------------------------------------------------
@@ -67,6 +70,7 @@ class AlertLedger:
         if e is None:
             return
         e["decisions"].append(_decision("decide", line))
+        self._answered.add(rid)
         if e["status"] == "open":
             e["status"] = "answered"
         self.changed = True
@@ -86,6 +90,7 @@ class AlertLedger:
         if e is None:
             return
         e["decisions"].append(_decision("reopen", line))
+        self._answered.discard(rid)
         e["status"] = "open"
         for k in ("closed", "closed_t", "closed_by"):
             e.pop(k, None)
@@ -157,7 +162,7 @@ class AlertLedger:
         return None
 
     def answered_ids(self) -> set[str]:
-        return {rid for rid in self._entries if self.answer_of(rid) is not None}
+        return set(self._answered)
 
     def open_entries(self) -> Iterator[dict[str, Any]]:
         return (e for e in self._entries.values() if e["status"] != "closed")
@@ -196,6 +201,7 @@ class AlertLedger:
         closed = [rid for rid, e in self._entries.items() if e["status"] == "closed"]
         for rid in closed[:max(0, len(closed) - self.keep_closed)]:
             del self._entries[rid]
+            self._answered.discard(rid)
 
 
 def _decision(action: str, line: dict[str, Any]) -> dict[str, Any]:
