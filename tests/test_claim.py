@@ -48,8 +48,8 @@ def test_a_second_daemon_is_refused_unless_it_takes_over(mosquitto, watchers,
     stopped = False
     try:
         assert first.publisher.wait_listening(5)
-        assert w.wait_for(lambda m: any(t == "ts/bridge/claim" for t, *_ in m), 5)
-        assert json.loads(w.on("ts/bridge/claim")[-1])["daemon"] == first.claim.daemon
+        assert w.wait_for(lambda m: any(t == "ts/bridge/daemon" for t, *_ in m), 5)
+        assert json.loads(w.on("ts/bridge/daemon")[-1])["daemon"] == first.claim.daemon
         # the claimant is this very process, alive: only the bridge state can free it
         second = Daemon(config(tmp_path / "b", broker.port, {}))
         with pytest.raises(BaseClaimed, match=rf"{first.claim.daemon}.*127.0.0.1:{broker.port}"):
@@ -64,7 +64,7 @@ def test_a_second_daemon_is_refused_unless_it_takes_over(mosquitto, watchers,
             first.stop()  # says nothing: the base is the third's now
             stopped = True
             assert _bridge(w)["state"] == "online"
-            assert json.loads(w.on("ts/bridge/claim")[-1])["daemon"] == third.claim.daemon
+            assert json.loads(w.on("ts/bridge/daemon")[-1])["daemon"] == third.claim.daemon
             assert third.command("1", {"type": "board", "board": 1})["ok"]
         finally:
             third.stop()

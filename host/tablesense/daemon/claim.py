@@ -1,4 +1,4 @@
-"""One daemon a base: the retained claim on ``<base>/bridge/claim``. Pure: no I/O.
+"""One daemon a base: the retained claim on ``<base>/bridge/daemon``. Pure: no I/O.
 
 Two daemons on one base publish one table's state in turn, and the page
 shows whichever came last. So a daemon, before it publishes anything, reads
@@ -90,7 +90,7 @@ def pid_alive(pid: int) -> bool:
 def decide(ours: Claim, claim: bytes | None, bridge: bytes | None, take_over: bool,
            where: str = "the broker", alive: Callable[[int], bool] = pid_alive) -> Verdict:
     """May ``ours`` start on this base? ``claim`` and ``bridge`` are the retained
-    payloads of ``<base>/bridge/claim`` and ``<base>/bridge/state`` (None: none)."""
+    payloads of ``<base>/bridge/daemon`` and ``<base>/bridge/state`` (None: none)."""
     other = parse(claim)
     if other is None or other.daemon == ours.daemon or not _online(bridge):
         return "free"

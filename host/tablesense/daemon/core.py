@@ -119,7 +119,7 @@ class Daemon:
         self.taken_over_by: claim.Claim | None = None
         self.publisher = Publisher(config.broker, self.outbox, on_command=self._on_mqtt_command,
                                    on_claim=self._on_claim)
-        self.publisher.set_retained(self.topics.bridge_claim, claim.encode(self.claim))
+        self.publisher.set_retained(self.topics.bridge_daemon, claim.encode(self.claim))
         self.syncer = Syncer()
         self.tables: dict[str, TableRuntime] = {}
         for name, t in config.tables.items():
@@ -208,21 +208,21 @@ class Daemon:
         b = self.config.broker
         where = f"the broker at {b.host}:{b.port}, base {b.base!r}"
         try:
-            got = read_retained(b, [self.topics.bridge_claim, self.topics.bridge_state],
+            got = read_retained(b, [self.topics.bridge_daemon, self.topics.bridge_state],
                                 CLAIM_CHECK_S)
         except (TimeoutError, ConnectionError, OSError) as exc:
             log.warning("event=claim-unchecked error=%r (starting all the same: a daemon "
                         "taking this base over later is still seen)", str(exc))
             return
         try:
-            verdict = claim.decide(self.claim, got.get(self.topics.bridge_claim),
+            verdict = claim.decide(self.claim, got.get(self.topics.bridge_daemon),
                                    got.get(self.topics.bridge_state), self.take_over, where)
         except claim.BaseClaimed:
             self.outbox.close()  # nothing else was started
             raise
         if verdict == "take-over":
             log.warning("event=base-take-over base=%s from=%r", b.base,
-                        got.get(self.topics.bridge_claim, b"").decode("utf-8", "replace"))
+                        got.get(self.topics.bridge_daemon, b"").decode("utf-8", "replace"))
 
     def _on_claim(self, payload: bytes) -> None:
         """(The MQTT thread.) A claim on our base after ours: another daemon took over."""

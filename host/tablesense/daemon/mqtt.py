@@ -206,7 +206,7 @@ class Publisher:
         client.subscribe(self.topics.all_cmds, qos=1)
         client.subscribe(self.topics.all_cmds_by, qos=1)
         if self.on_claim is not None:  # after ours is published: the next one is another's
-            client.subscribe(self.topics.bridge_claim, qos=1)
+            client.subscribe(self.topics.bridge_daemon, qos=1)
         self._wake.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: mqtt.DisconnectFlags,
@@ -236,7 +236,7 @@ class Publisher:
         self._wake.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        if msg.topic == self.topics.bridge_claim:
+        if msg.topic == self.topics.bridge_daemon:
             if self.on_claim is not None:
                 self.on_claim(bytes(msg.payload))
             return

@@ -39,9 +39,9 @@ class Topics:
         return f"{self.base}/bridge/state"
 
     @property
-    def bridge_claim(self) -> str:
+    def bridge_daemon(self) -> str:
         """The daemon holding this base (retained; daemon/claim.py)."""
-        return f"{self.base}/bridge/claim"
+        return f"{self.base}/bridge/daemon"
 
     def bridge_probe(self, nonce: str) -> str:
         """A marker the claim check sends itself: what came before it was retained."""

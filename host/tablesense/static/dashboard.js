@@ -1,7 +1,7 @@
 // The director's dashboard: MQTT over WebSockets straight to the broker.
 //
 // Reads (docs/contract.md "MQTT"; the state payload in docs/dashboard.md):
-// <base>/bridge/state and <base>/bridge/claim (the daemon and its id: offline,
+// <base>/bridge/state and <base>/bridge/daemon (the daemon and its id: offline,
 // everything shown is its last word and nothing is actionable), <base>/+/state
 // (retained board state with its table view), <base>/+/readers/+ (retained
 // reader health), <base>/+/alert (rulings, QoS 1, at least once: de-duplicated
@@ -1065,7 +1065,7 @@
       if (!was || was.online !== online) { for (const n of st.tables.keys()) renderTable(n); refreshActions(); }
       return;
     }
-    if (parts.length === 2 && parts[0] === "bridge" && parts[1] === "claim") {
+    if (parts.length === 2 && parts[0] === "bridge" && parts[1] === "daemon") {
       st.daemon = { ...(st.daemon || { online: false, since: Date.now() }), id: data && data.daemon ? String(data.daemon) : null };
       showDaemon();
       return;
@@ -1125,7 +1125,7 @@
       if (creds) store("session")?.setItem(LOGIN_KEY, JSON.stringify(creds));
       if (!st.session || !st.session.ok) openSession();
       const b = st.base;
-      client.subscribe([b + "/bridge/state", b + "/bridge/claim", b + "/+/state", b + "/+/readers/+",
+      client.subscribe([b + "/bridge/state", b + "/bridge/daemon", b + "/+/state", b + "/+/readers/+",
         b + "/+/alert", b + "/+/alerts", b + "/+/cmd/response"], { qos: 1 });
       probeRole(client);
     });
