@@ -144,6 +144,15 @@ def test_one_truth_across_decisions_restarts_and_boards(mosquitto, watchers,
         lines = journal(tmp_path)
         assert [(x["type"], x.get("by")) for x in lines[-2:]] == [("reopen", "bob"),
                                                                   ("decide", "bob")]
+        # the record (and the printed report) has the same story, refused decisions aside
+        from tablesense.documents.record import table_record
+
+        boards, _ = table_record((tmp_path / "journal" / "1.jsonl").read_text().splitlines(),
+                                 "1")
+        [ruled] = [r for r in boards[0].rulings if r.ruling["id"] == "1-1-1"]
+        assert [(d.action, d.by, d.option) for d in ruled.decisions] == [
+            ("decide", "ann", "pc-remains"), ("reopen", "bob", None),
+            ("decide", "bob", "require-lead-suit")]
         who = bob.send({"type": "whoami"})
         assert (who["ok"], who["by"], who["table"]) == (True, "bob", "1")
         assert journal(tmp_path)[-1]["type"] == "decide"  # whoami journals nothing

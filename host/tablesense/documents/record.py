@@ -28,7 +28,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tablesense.contract.events import BoardStart, Decide, EventError, Resolve, parse_event
+from tablesense.contract.events import (
+    BoardStart,
+    Decide,
+    EventError,
+    Reopen,
+    Resolve,
+    parse_event,
+)
 from tablesense.contract.journal import SKIPPED_TYPES
 from tablesense.engine import Engine, EngineError
 from tablesense.laws import CODES
@@ -48,7 +55,7 @@ def evening_of(t_ms: int) -> str:
 @dataclass
 class Decision:
     t: int
-    action: str  # decide | resolve
+    action: str  # decide | resolve | reopen
     by: str | None
     option: str | None = None
     card: str | None = None
@@ -153,7 +160,7 @@ def table_record(lines: Iterable[str], table: str | None, code: str | None = Non
             refused = None
         except EngineError as exc:
             rulings, refused = [], str(exc)
-        if refused is not None and not isinstance(event, Decide | Resolve):
+        if refused is not None and not isinstance(event, Decide | Resolve | Reopen):
             problems.append(Problem(path, no, "type", refused))
         target: str | None = None
         if isinstance(event, Decide):
@@ -181,6 +188,9 @@ def table_record(lines: Iterable[str], table: str | None, code: str | None = Non
             _attach(current, by_id, target, d)
         elif isinstance(event, Resolve):
             d = Decision(event.t, "resolve", by, note=event.note, refused=refused, line=no)
+            _attach(current, by_id, event.alert, d)
+        elif isinstance(event, Reopen):
+            d = Decision(event.t, "reopen", by, note=event.note, refused=refused, line=no)
             _attach(current, by_id, event.alert, d)
         _result(current, engine)
     # incidents still open when the journal ends: a finished journal closes them (as

@@ -60,6 +60,8 @@ def decision(d: Decision) -> str:
     who = escape(d.by) if d.by else "<i>no login</i>"
     if d.action == "resolve":
         what = "resolved" + (": " + escape(d.note) if d.note else "")
+    elif d.action == "reopen":
+        what = "re-opened" + (": " + escape(d.note) if d.note else "")
     else:
         entry = OPTIONS.get(d.option or "")  # type: ignore[call-overload]
         what = "decided: " + escape(entry.label if entry else str(d.option))

@@ -994,7 +994,7 @@
           el("span", { class: "citation", text: x.citation || "" }));
         const ds = el("ul", { class: "rec-decisions" });
         for (const d of x.decisions || []) {
-          const what = d.action === "resolve" ? "resolved" + (d.note ? ": " + d.note : "") : "decided " + optionEntry(d.option).label + (d.suit ? " " + SUIT_SYMBOLS[d.suit] : "") + (d.card ? " " + d.card : "") + (d.seat ? " " + seatName(d.seat) : "");
+          const what = decisionText(d);
           ds.append(el("li", { class: d.refused ? "refused" : "" }, el("time", { text: clock(d.t) }), " ", el("b", { class: "by", text: d.by || "no login" }), " " + what + (d.refused ? " (refused: " + d.refused + ")" : "")));
         }
         if (!(x.decisions || []).length) ds.append(el("li", { class: "empty", text: "no decision or note yet" }));
