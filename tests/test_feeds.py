@@ -118,7 +118,9 @@ def test_the_daemon_publishes_the_result_and_the_play(mosquitto, watchers,
                                   "W": "Di Dunn"}
         assert msg["pending"] == ["1-1-1"]
         assert w.wait_for(lambda m: any(t == "ts/1/lin" for t, *_ in m), 10)
-        lin = _last(w, "ts/1/lin").decode()
+        feed = json.loads(_last(w, "ts/1/lin"))
+        assert (feed["v"], feed["table"], feed["board"]) == (1, "1", 1)
+        lin = feed["lin"]
         assert lin.startswith("qx|o1|pn|Bob Baker,Di Dunn,Ann Able,Cy Cole|") and "mc|12|" in lin
         # the ruling resolved: the same result, now final
         assert daemon.command("1", {"type": "resolve", "alert": "1-1-1"})["ok"]

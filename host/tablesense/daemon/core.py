@@ -344,9 +344,11 @@ class Daemon:
                 if t.counters["rulings"] != made or (due and t.dirty):
                     self._publish_state(t)
                 self._publish_ledger(t)
-                lin = self.feeds[t.name].due(now)
+                feeds = self.feeds[t.name]
+                lin = feeds.due(now)
                 if lin is not None:  # the play feed's delay is over
-                    self.publisher.set_retained(self.topics.lin(t.name), lin.encode())
+                    self.publisher.set_retained(self.topics.lin(t.name),
+                                                dumps(feeds.lin_message(lin)))
             except Exception:  # one bad table must not stop the others
                 log.exception("event=core-error table=%s", t.name)
         if self.collector is not None:  # after the tick's work: nothing waits on it now
@@ -444,4 +446,4 @@ class Daemon:
         feeds.play(now)
         lin = feeds.due(now)
         if lin is not None:
-            self.publisher.set_retained(self.topics.lin(t.name), lin.encode())
+            self.publisher.set_retained(self.topics.lin(t.name), dumps(feeds.lin_message(lin)))

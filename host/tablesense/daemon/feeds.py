@@ -14,8 +14,10 @@ and "The play feed").
   again, ``final: true``, when the last is resolved. A board that never
   reached a result gets no message: the record says why.
 * **Play feed** (``<base>/<table>/lin``, QoS 1, retained): the board so far as
-  one BBO LIN line (documents/export.py's writer), each version published
-  ``lin_delay_s`` after the table reached it (a vugraph's secure delay).
+  one BBO LIN line (documents/export.py's writer) in ``{"v": 1, "table",
+  "board", "lin"}`` (JSON like every payload under the base), each version
+  published ``lin_delay_s`` after the table reached it (a vugraph's secure
+  delay).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class TableFeeds:
         self._rec: Recorder | None = None
         self.result: dict[str, Any] | None = None  # the last result published
         self._lin: str | None = None
+        self._lin_board = 0
         self._shape: tuple[object, ...] = ()  # what the LIN was last made from
         self._due: deque[tuple[float, str]] = deque()  # LIN versions waiting for the delay
 
@@ -132,7 +135,7 @@ class TableFeeds:
                  if self.cfg.movement is not None else {})
         lin = lin_board(rec, Meta(players=names))
         if lin != self._lin:
-            self._lin = lin
+            self._lin, self._lin_board = lin, rec.number
             self._due.append((now + self.cfg.lin_delay_s, lin))
 
     def due(self, now: float) -> str | None:
@@ -141,6 +144,11 @@ class TableFeeds:
         while self._due and self._due[0][0] <= now:
             out = self._due.popleft()[1]
         return out
+
+    def lin_message(self, lin: str) -> dict[str, Any]:
+        """The play feed's payload around a LIN line ``due`` gave."""
+        board = int(lin[4:lin.index("|", 4)]) if lin.startswith("qx|o") else self._lin_board
+        return {"v": 1, "table": self.table, "board": board, "lin": lin}
 
 
 def _board_alerts(ledger: AlertLedger, board: int) -> tuple[list[str], list[str]]:
