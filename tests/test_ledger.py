@@ -54,9 +54,16 @@ def test_ledger_keeps_answers_supersessions_and_readers() -> None:
     assert led.newest_offering("pc-remains") == "1-1-2" and led.daemon_alert("1-reader-W-3")
     led.close_reader("W", 9)
     assert led.summary()["count"] == 1
-    led.decided("1-1-2", {"option": "pc-remains", "by": "ann", "t": 10})
+    led.decided("1-1-2", {"option": "pc-remains", "by": "ann", "t": 10}, (1, 8, 5), False)
     assert led.target("pc-remains", None) is None  # answered: no longer a candidate
     assert led.newest_offering("pc-remains") == "1-1-2"
+    assert led.answered_ids() == {"1-1-2"}
+    led.moved((1, 8, 5))  # nothing counted since: the answer stands
+    assert led.answer_of("1-1-2") is not None
+    led.moved((1, 8, 6))  # a card since, and the law did not close the option: open again
+    assert led.answer_of("1-1-2") is None and led.payload()["open"][0]["status"] == "open"
+    led.decided("1-1-2", {"option": "pc-remains", "by": "ann", "t": 12}, (1, 8, 6), True)
+    led.moved((1, 8, 9))  # the law closed it: it stays answered
     assert led.answered_ids() == {"1-1-2"}
     led.resolved("1-1-2", {"by": "ann", "t": 11, "note": "fine"})
     closed = {e["id"]: e["closed"] for e in led.payload()["closed"]}

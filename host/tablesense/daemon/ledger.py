@@ -12,14 +12,18 @@ an option was taken, the alert still waiting to be resolved, or ``closed``),
 ``decisions`` (``decide``, ``resolve`` and ``reopen``, each with ``by`` and
 ``t``) and, once closed, ``closed`` (why). An answered alert takes no second
 decision until it is re-opened (:meth:`AlertLedger.answer_of` is the daemon's
-gate).
+gate), or, where the law lets the option be taken again at each occasion (a
+major penalty card's lead options, each time the offender's partner is to
+lead: the law did not close them), until the board has moved on: a call or a
+card since the answer (:meth:`AlertLedger.moved`). Two directors pressing
+at the same moment never both decide.
 
 >>> led = AlertLedger("3")
 >>> led.add({"id": "3-1-1", "kind": "lead-out-of-turn", "options": ["accept-lead"], "t": 5})
 True
 >>> led.target("accept-lead", None)
 '3-1-1'
->>> led.decided("3-1-1", {"option": "accept-lead", "by": "ann", "t": 9})
+>>> led.decided("3-1-1", {"option": "accept-lead", "by": "ann", "t": 9}, (1, 4, 1), True)
 >>> led.answer_of("3-1-1")["by"], led.payload()["open"][0]["status"]
 ('ann', 'answered')
 >>> led.reopened("3-1-1", {"by": "bob", "t": 12, "note": "wrong button"})
@@ -46,8 +50,8 @@ class AlertLedger:
         self.table = table
         self.keep_closed = keep_closed
         self._entries: dict[str, dict[str, Any]] = {}  # id -> entry, in the order raised
-        # ids whose last decide stands (answer_of, kept as it changes: the core asks for
-        # it at every state it publishes)
+        # ids whose last decide stands now (answer_of; kept as it changes: the core asks
+        # for it at every state it publishes)
         self._answered: set[str] = set()
         self.changed = True  # published once at start, even when empty
 
@@ -64,16 +68,34 @@ class AlertLedger:
         self.changed = True
         return True
 
-    def decided(self, rid: str, line: dict[str, Any]) -> None:
-        """The engine took ``decide`` (``line``: its journal object, ``by`` included)."""
+    def decided(self, rid: str, line: dict[str, Any], at: tuple[int, int, int],
+                final: bool) -> None:
+        """The engine took ``decide`` (``line``: its journal object, ``by`` included).
+
+        ``at``: the board, calls and cards counted when it was taken; ``final``: the
+        law closed the alert's options (else they come again at the next occasion)."""
         e = self._entries.get(rid)
         if e is None:
             return
-        e["decisions"].append(_decision("decide", line))
+        e["decisions"].append({**_decision("decide", line), "at": list(at), "final": final})
         self._answered.add(rid)
         if e["status"] == "open":
             e["status"] = "answered"
         self.changed = True
+
+    def moved(self, at: tuple[int, int, int]) -> None:
+        """The board stands at ``at`` now: answers the law did not close, given before
+        it, no longer stand (the option's next occasion may be answered)."""
+        if not self._answered:
+            return
+        for rid in list(self._answered):
+            d = self.answer_of(rid)
+            if d is not None and not d.get("final") and d.get("at") != list(at):
+                self._answered.discard(rid)
+                e = self._entries[rid]
+                if e["status"] == "answered":
+                    e["status"] = "open"
+                self.changed = True
 
     def resolved(self, rid: str, line: dict[str, Any]) -> None:
         e = self._entries.get(rid)
@@ -147,10 +169,10 @@ class AlertLedger:
         return None
 
     def answer_of(self, rid: str) -> dict[str, Any] | None:
-        """The decision standing on ``rid`` (the last ``decide`` since it was last
-        re-opened), or None."""
+        """The decision standing on ``rid`` now (its last ``decide``, not re-opened since,
+        final or given at this point of the board), or None."""
         e = self._entries.get(rid)
-        if e is None:
+        if e is None or rid not in self._answered:
             return None
         decisions: list[dict[str, Any]] = e["decisions"]
         for d in reversed(decisions):

@@ -400,14 +400,24 @@ class TableRuntime:
             return None
         return self.ledger.target(event.option, event.alert)
 
+    def _position(self) -> tuple[int, int, int]:
+        """Where the board stands: its number, calls made, cards counted."""
+        b = self.engine.board
+        if b is None:
+            return (0, 0, 0)
+        return (b.number, len(b.calls), sum(len(p) for p, _ in b.tricks) + len(b.trick))
+
     def _to_ledger(self, event: Event, line: dict[str, Any], target: str | None) -> None:
         """An event the engine took: the answers it gives, the rulings it closed."""
+        at = self._position()
         if isinstance(event, Decide) and target is not None:
-            self.ledger.decided(target, line)
-        elif isinstance(event, Resolve):
-            self.ledger.resolved(event.alert, line)
-        elif isinstance(event, Reopen):
-            self.ledger.reopened(event.alert, line)
+            self.ledger.decided(target, line, at, target in self.engine.answered)
+        else:
+            self.ledger.moved(at)
+            if isinstance(event, Resolve):
+                self.ledger.resolved(event.alert, line)
+            elif isinstance(event, Reopen):
+                self.ledger.reopened(event.alert, line)
         for watch in self.watchers:
             watch(event, self.engine.board)
         closed = self.engine.closed
