@@ -38,8 +38,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 # Closed alerts kept in the retained payload: the evening's history on every device,
-# bounded so the message stays small (the record has them all).
-KEEP_CLOSED = 200
+# bounded so the message stays small (the record has them all), and without their
+# text and options: a phone loads every table's ledger at login.
+KEEP_CLOSED = 100
+CLOSED_DROPS = ("text", "options")
 SEVERITY_RANK = {"director": 2, "penalty": 1}
 
 
@@ -204,7 +206,8 @@ class AlertLedger:
         entries = list(self._entries.values())
         return {"v": 1, "table": self.table, **self.summary(),
                 "open": [e for e in entries if e["status"] != "closed"],
-                "closed": [e for e in entries if e["status"] == "closed"]}
+                "closed": [{k: v for k, v in e.items() if k not in CLOSED_DROPS}
+                           for e in entries if e["status"] == "closed"]}
 
     # -- inside -------------------------------------------------------------------------
     def _close(self, e: dict[str, Any], why: str, t: Any, by: Any) -> None:
