@@ -25,7 +25,7 @@ from typing import Any
 from tablesense.contract import vocab
 from tablesense.contract.handrecords import HandRecordError, HandRecords, load_hand_records
 from tablesense.engine.sensing import Tuning
-from tablesense.laws import CODES, DEFAULT_CODE
+from tablesense.laws import CODES
 
 CONFIG_VERSION = 1
 SEATS: tuple[str, ...] = vocab.SEATS
@@ -140,11 +140,6 @@ class TableConfig:
     readers: dict[str, ReaderConfig] = field(default_factory=dict)
     require_signed: bool = False
     hands: HandRecords | None = None
-
-    @property
-    def law_code(self) -> str:
-        """The id of the code the table plays under: its own, or the default."""
-        return self.code or DEFAULT_CODE
 
 
 @dataclass(frozen=True)
