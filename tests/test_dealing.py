@@ -97,6 +97,10 @@ def test_a_board_past_the_record_waits_for_a_directors_dealt(tmp_path: Path) -> 
     assert send(rt, type="board", board=3)["ok"]
     resp = send(rt, by="director", type="dealt", hands=hands)
     assert not resp["ok"] and "dealt from its hand record (hands.pbn)" in resp["error"]
+    # dealt again at the table (a redeal): the record's cards are gone, the director deals
+    assert send(rt, type="setup", step="shuffle")["ok"]
+    assert send(rt, by="director", type="dealt", hands=hands)["ok"]
+    assert rt.engine.snapshot()["phase"] == "auction"
 
 
 def test_the_code_played_is_the_one_journaled(tmp_path: Path) -> None:

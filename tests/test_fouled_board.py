@@ -150,6 +150,12 @@ def test_a_short_cross_read_is_noise_and_a_reader_against_a_reader_is_a_sensor_c
     got = rulings([*evs[:i], obs(0, "N", "hand"), obs(100, "E", "hand"), *evs[i:]])
     assert [r.kind for r in got][:1] == ["sensor-conflict"]
     assert not any(r.kind == "fouled-board" for r in got)
+    # North's reader sensed it there, then lost it, and East's antenna reads it: the
+    # table bore the record out; a neighbour's read is the readers' conflict
+    got = rulings([*evs[:i], obs(0, "N", "table", "unknown"), obs(300, "N", "gone", "unknown"),
+                   obs(400, "E", "table", "unknown"), *evs[i:]])
+    assert [r.kind for r in got][:1] == ["sensor-conflict"]
+    assert not any(r.kind == "fouled-board" for r in got)
 
 
 def test_an_inferred_deal_is_no_record() -> None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from tablesense.contract import vocab
 from tablesense.contract.handrecords import HandRecordError, HandRecords, load_hand_records
 from tablesense.engine.sensing import Tuning
-from tablesense.laws import CODES, DEFAULT_CODE
+from tablesense.laws import CODES
 
 if TYPE_CHECKING:
     from tablesense.daemon.seating import Movement
@@ -143,11 +143,6 @@ class TableConfig:
     readers: dict[str, ReaderConfig] = field(default_factory=dict)
     require_signed: bool = False
     hands: HandRecords | None = None
-
-    @property
-    def law_code(self) -> str:
-        """The id of the code the table plays under: its own, or the default."""
-        return self.code or DEFAULT_CODE
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ and ``export`` rule it as the table did.
   the board number as Law 2 gives them, where the command leaves them out.
 - **The deal.** When a board with a hand record starts, the daemon journals a
   ``dealt`` with the record's hands (and ``record``: the file and line of its
-  game). A director's ``dealt`` command is for a board without one.
+  game). A director's ``dealt`` command is for a board without one, or for
+  one dealt again at the table after a ``setup``.
 """
 
 from __future__ import annotations
@@ -72,11 +73,14 @@ class Dealing:
                                            vul=e.vul or vul_of(e.board))
         return e
 
-    def check_dealt(self, board: int | None) -> None:
-        """A director's ``dealt`` is for a board that has no hand record."""
-        if board is not None and self.record(board) is not None:
+    def check_dealt(self, board: int | None, phase: str | None) -> None:
+        """A director's ``dealt`` is for a board that has no hand record, or one dealt
+        again at the table (a ``setup`` took it back to the setup phase: the record's
+        cards were shuffled away)."""
+        if board is not None and phase != "setup" and self.record(board) is not None:
             raise EventError("type", f"board {board} is dealt from its hand record "
-                             f"({self.file}); a dealt command is for a board that has none")
+                             f"({self.file}); a dealt command is for a board that has none, "
+                             "or one dealt again (after a setup command)")
 
     def dealt(self, e: BoardStart, t: int) -> tuple[Dealt, dict[str, Any]] | None:
         """The record's ``dealt`` for the board ``e`` started (at ``t``) and the journal

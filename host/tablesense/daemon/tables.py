@@ -300,7 +300,8 @@ class TableRuntime:
                 event = self.dealing.board(event)
             elif isinstance(event, Dealt) and not trusted:
                 b = self.engine.board
-                self.dealing.check_dealt(b.number if b is not None else None)
+                self.dealing.check_dealt(b.number if b is not None else None,
+                                         b.phase if b is not None else None)
         except EventError as exc:
             return self._reject(obj, req, exc.field, exc.message, by)
         if isinstance(event, Decide):

@@ -9,8 +9,9 @@ noise). When it lasts, whose conflict it is decides the ruling:
 
 - a reader still senses the card at the first seat: the readers disagree, a
   ``sensor-conflict`` as before;
-- no reader senses it anywhere else (it was never reported but by the record,
-  or its last report was ``gone``), the card is not one played to a trick, and
+- no reader senses it anywhere else and none ever sensed it where the record
+  puts it (it was never reported but by the record, or it is ``gone`` from
+  another seat), the card is not one played to a trick, and
   the reading is a confident one (a camera's guess below ``min_conf`` never
   counts): the record is what the table contradicts. One ``fouled-board``
   ruling (severity ``director``) names the card, the seat the record gives it
@@ -52,19 +53,25 @@ class Fouling:
         """``held`` is where the record puts ``seat``'s cards no reader has reported."""
         self._seeded[seat] = held
 
-    def contradicts(self, o: Observe, pos: Position | None, record: str | None,
-                    played: bool, min_conf: float) -> bool:
+    def contradicts(self, o: Observe, pos: Position | None, before: Position | None,
+                    record: str | None, played: bool, min_conf: float) -> bool:
         """Is ``o`` (a reading at a seat other than ``pos``'s, that lasted) the table
         contradicting the record, which gives the card to ``record``?
 
-        ``pos``: where the tracker has the card; ``played``: it was played to a
-        trick (then the readers disagree about a played card, not the deal).
+        ``pos``: where the tracker has the card; ``before``: where it was before it
+        was last reported ``gone``; ``played``: it was played to a trick (then the
+        readers disagree about a played card, not the deal). A card a reader has
+        sensed where the record puts it bore the record out: a reading elsewhere
+        once it is gone from there is the readers' conflict (a neighbour's antenna
+        reading it while its own misses it), not the record's.
         """
         if not self.recorded or record is None or record == o.seat or played:
             return False
         if o.conf is not None and o.conf < min_conf:
             return False
-        return pos is None or pos.zone == "gone" or pos is self._seeded.get(pos.seat)
+        if pos is None or pos is self._seeded.get(pos.seat):
+            return True  # never reported but by the record
+        return pos.zone == "gone" and (before is None or before.seat != record)
 
     def moved(self, card: str, record: str, seat: str) -> None:
         """The table has ``card`` at ``seat``; the record gave it to ``record``."""

@@ -834,10 +834,11 @@ class Engine:
         record = self._owner(card)  # the deal's seat, or where a fouling last put it
         b = self.b
         played = card in self.played or any(c == card for _, c in b.trick)
-        if not (self.fouling.contradicts(first, self.tracker.pos.get(card), record, played,
+        pos, before = self.tracker.pos.get(card), self.tracker.before_gone.get(card)
+        if not (self.fouling.contradicts(first, pos, before, record, played,
                                          self.tuning.min_conf)
-                and self.fouling.contradicts(latest, self.tracker.pos.get(card), record,
-                                             played, self.tuning.min_conf)):
+                and self.fouling.contradicts(latest, pos, before, record, played,
+                                             self.tuning.min_conf)):
             self.law.sensor_conflict(self.view, first)
             return
         assert record is not None
