@@ -16,8 +16,9 @@ person would do is done by the test, and said here:
 - the board at ``/dev/ttyACM0`` is North's VM reader (E, S, W have no port in
   the guide's commands), each started with its key from ``$CLUB/keys``;
 - in the config, ``serial = "..."`` becomes ``port = "<its pty>"`` (a pty has
-  no USB serial number), ``KEY-1N`` .. the keys, the broker's port 1883 a
-  mosquitto on a free port, the dashboard's 8080 a free port;
+  no USB serial number; the file is written again whenever the readers
+  restart), ``KEY-1N`` .. the keys, the broker's port 1883 a mosquitto on a
+  free port, the dashboard's 8080 a free port;
 - ``readers: WHAT`` is one of WORLDS (a phrase the guide uses and the test
   does not know fails it: the guide and the test stay in step).
 """
@@ -216,10 +217,12 @@ def test_every_command_of_the_guide_that_can_run_here(guide_env: dict[str, objec
     daemons = env["daemons"]
     assert isinstance(daemons, list)
     ran = 0
+    files: dict[Path, str] = {}  # the guide's files, written again for each table of readers
     for b in blocks(GUIDE.read_text()):
         where = f"BRINGUP.md:{b.line}"
         if b.how.startswith("file: "):
             path = Path(b.how.removeprefix("file: ").replace("$CLUB", str(env["club"])))
+            files[path] = b.text
             path.write_text(write_config(b.text, env))
             continue
         if b.how == "needs a board":
@@ -231,6 +234,8 @@ def test_every_command_of_the_guide_that_can_run_here(guide_env: dict[str, objec
             for d in daemons:  # one program per port: the daemon goes first
                 stop(d)
             table.become(m.group(1))
+            for path, text in files.items():  # the new readers' ptys
+                path.write_text(write_config(text, env))
         script = localise(b.text, env)
         if "in the background" in b.how:
             proc = subprocess.Popen(["bash", "-c", f"exec {script}"], cwd=REPO, env=shell_env,

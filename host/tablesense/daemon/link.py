@@ -26,7 +26,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tablesense.daemon.config import LinkSettings
-from tablesense.daemon.ports import Port, PortError, open_port, port_fileno, read_ready
+from tablesense.daemon.ports import (
+    Port,
+    PortError,
+    open_failure,
+    open_port,
+    port_fileno,
+    read_ready,
+)
 from tablesense.daemon.sequence import Sequencer
 from tablesense.daemon.session import Action, Hangup, LinkMessage, ReaderSession, Transmit
 
@@ -105,6 +112,8 @@ class ReaderLink:
         self._paused_at: int | None = None
         self._backoff = self.s.backoff_initial_ms
         self._next_open = self._first_try = 0
+        self._cause = ""  # why the port last failed to open (ports.CAUSES), "" once open
+        self._bytes_at_open = 0  # the session's byte count when the port last opened
 
     # -- the session's, read here ---------------------------------------------------
     @property
@@ -209,6 +218,7 @@ class ReaderLink:
     def _open(self, t: int) -> None:
         url = self.resolve()
         if url is None:
+            self._cause = "not-plugged-in"
             self._act(self.session.open_failed(now_ms()), t)
             self._end_session(False, t)
             return
@@ -216,12 +226,15 @@ class ReaderLink:
         try:
             port = open_port(url, baudrate=self.s.baudrate, timeout=0)
         except (PortError, OSError) as exc:
-            log.debug("event=open-failed table=%s seat=%s url=%s error=%r",
-                      self.table, self.seat, url, str(exc))
+            self._cause = exc.cause if isinstance(exc, PortError) else open_failure(exc)
+            log.debug("event=open-failed table=%s seat=%s url=%s cause=%s error=%r",
+                      self.table, self.seat, url, self._cause, str(exc))
             self._act(self.session.open_failed(now_ms()), t)
             self._end_session(False, t)
             return
         self.counters["opens"] += 1
+        self._cause = ""
+        self._bytes_at_open = self.counters["bytes"]
         log.info("event=port-open table=%s seat=%s url=%s", self.table, self.seat, url)
         self.port = port
         self._fd = port_fileno(port)
@@ -250,10 +263,19 @@ class ReaderLink:
         if worked:
             self._backoff = self.s.backoff_initial_ms
         elif t - self._first_try >= self.s.heartbeat_timeout_ms:
-            self._act(self.session.unreachable(t), t)
+            self._act(self.session.unreachable(t, self._silence()), t)
         self._next_open = t + self._backoff
         if not worked:
             self._backoff = min(self._backoff * 2, self.s.backoff_max_ms)
+
+    def _silence(self) -> str:
+        """Why a reader never heard says nothing (ports.CAUSES): its port would not open
+        (no such port, busy, ...), bytes came but no valid frame, or nothing came."""
+        if self._cause:
+            return self._cause
+        if self.counters["bytes"] > self._bytes_at_open:
+            return "no-valid-frame"
+        return "never-answered"
 
     def _write(self, data: bytes) -> None:
         port = self.port

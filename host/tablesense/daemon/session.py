@@ -248,12 +248,13 @@ class ReaderSession:
         out.append(Hangup(worked=self.spoke))
         return out
 
-    def unreachable(self, t: int) -> list[Action]:
+    def unreachable(self, t: int, why: str = "never-answered") -> list[Action]:
         """The port could not be opened, or stayed silent, for a whole heartbeat
-        timeout since the link began: a reader never heard is ``offline`` too."""
+        timeout since the link began: a reader never heard is ``offline`` too, for
+        the reason the port side gives (``why``: ports.CAUSES)."""
         out: list[Action] = []
         if self.state == "starting":
-            self._go_offline(out, "never-answered", t)
+            self._go_offline(out, why, t)
         return out
 
     def open_failed(self, t: int) -> list[Action]:

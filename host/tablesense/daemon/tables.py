@@ -68,6 +68,7 @@ from tablesense.daemon.dealing import Dealing
 from tablesense.daemon.journal_writer import JournalWriter
 from tablesense.daemon.ledger import AlertLedger, logins_by_line
 from tablesense.daemon.outbox import Outbox, OutboxError, PendingAlert
+from tablesense.daemon.ports import CAUSES
 from tablesense.daemon.syncer import Syncer
 from tablesense.daemon.topics import Topics
 from tablesense.engine import Engine, EngineError, Ruling
@@ -596,15 +597,16 @@ class TableRuntime:
 
         ``seat`` is the reader's name; ``seats`` the seats a reader covering several
         covers (a camera over the table), named in the text and the alert."""
+        why = CAUSES.get(reason, reason)  # the port side's cause, said in words
         if seats and seats != (seat,):
             text = (f"The {seat} reader at table {self.name} "
                     f"({', '.join(SEAT_NAMES.get(s, s) for s in seats)}) stopped answering "
-                    f"({reason}); the cards of those seats are not being sensed by it until "
+                    f"({why}); the cards of those seats are not being sensed by it until "
                     "it is back.")
             extra: dict[str, Any] = {"seats": list(seats)}
         else:
             text = (f"{SEAT_NAMES.get(seat, seat)}'s reader at table {self.name} stopped "
-                    f"answering ({reason}); its cards are not being sensed until it is back.")
+                    f"answering ({why}); its cards are not being sensed until it is back.")
             extra = {}
         self._store([self._director_alert(
             f"{self.name}-reader-{seat}-{t}", "reader-offline", t, text,
