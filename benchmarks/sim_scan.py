@@ -64,7 +64,8 @@ def scan_ms(table_cards: int, spi_call_us: float = 20, settle_ms: int = 5) -> fl
         world = World("N", events, chips)
         world.advance(0)
         sc = RfidScanner(ants, CardMap(), settle_ms=settle_ms)
-        rd = Reader(sc, Null(), None, scan_ms=20, debounce_ms=0, wdt=WDT())
+        rd = Reader(sc, Null(), None, scan_ms=20, debounce_ms=0, wdt=WDT(),
+                    clock=clock.ticks_ms)
         sc.init()
 
         def settle(ms: int) -> None:
@@ -94,7 +95,7 @@ def table_latency(slot_ms: int, table_cards: int) -> tuple[float, int, int]:
             card, t = deck[13 * k + j], 500 + 1000 * j + 130 * k
             lines.append({"t": t, "seat": seat, "card": card, "zone": "trick"})
             landed[card] = t
-    obs, stats = run(lines, slots=4, slot_ms=slot_ms, until_ms=6000, chip=CHIP)
+    obs, stats = run(lines, slot_ms=slot_ms, until_ms=6000, chip=CHIP)
     lat = [o["rt"] - landed[o["card"]] for s in "NESW" for o in obs[s] if o["zone"] == "trick"]
     return float(statistics.median(lat)), max(lat), int(stats["clashes"])
 
