@@ -50,6 +50,7 @@ WEAK_CONF = 0.3
 # (``tag_ms``, ``empty_ms``: the PN5180 port's ISO 15693 figures)
 TAG_MS = 8
 EMPTY_MS = 2
+MAX_TAGS = 20  # tags an inventory reads at most
 
 
 def capabilities_of(zones):
@@ -128,15 +129,15 @@ class RfidScanner:
             (getattr(chip, "tag_ms", TAG_MS) if self.found[i] else 0)
 
     def whole_ms(self, i):
-        """A whole inventory of antenna ``i`` with the tags it had and one more: what a
-        chip that cannot go on with a walk at its next field-on (the MFRC522: its tags
-        forget HLTA when the field goes) must be given."""
+        """The time antenna ``i``'s read may take once begun: a chip that cannot go on with
+        a walk at its next field-on (the MFRC522: its tags forget HLTA when the field
+        goes) is given a whole inventory of as many tags as a read takes (a cut read
+        would only lose what it did not reach); a resumable one its first step."""
         chip = self.antennas[i][1]
         if getattr(chip, "resumable", False):
             return self.first_ms(i)
-        n = max(self.found[i], len(self._walk[i] or ()))  # a walk cut short: what it found
         return self.settle_ms + getattr(chip, "empty_ms", EMPTY_MS) + \
-            getattr(chip, "tag_ms", TAG_MS) * (n + 1)
+            getattr(chip, "tag_ms", TAG_MS) * MAX_TAGS
 
     def is_cheap(self, i):
         """Antenna ``i`` had no tag or one at its last complete walk, and none is under way:
@@ -201,18 +202,21 @@ class RfidScanner:
             v = chip.version()
             if v == 0 or v == 0xFF:
                 raise MFRC522Error("no version")  # caught below with the others
-            found = chip.inventory(self.cards.wants_pages, max_tags=20, stop=stop)
+            found = chip.inventory(self.cards.wants_pages, max_tags=MAX_TAGS, stop=stop)
             complete = getattr(chip, "complete", True)
             if not complete:
                 self.overruns += 1
+                # a chip that cannot go on at its next field-on (the MFRC522: HLTA is
+                # forgotten with the field) starts afresh each time: what it read is its
+                # reading, the other branch of its tree taken first next time
+                complete = not getattr(chip, "resumable", False) or complete
             strong = {}
-            if zone in PROBE_ZONES and getattr(chip, "probe", True):
+            probing = zone in PROBE_ZONES and getattr(chip, "probe", True)
+            if probing:
                 for uid, _ in found:
                     k = (i, uid)
-                    s = self._strong.get(k)
-                    if s is None and stop is not None and stop():
-                        continue  # no time left in the slot: probed at a later read
-                    strong[k] = chip.answers(uid, PROBE_GAIN) if s is None else s
+                    s = self._strong.get(k)  # a new tag is probed now, whatever the time:
+                    strong[k] = chip.answers(uid, PROBE_GAIN) if s is None else s  # ~1 ms
             self._off()
         except CHIP_ERRORS:
             self._on = -1
