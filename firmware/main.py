@@ -42,11 +42,15 @@ from zones import RfidScanner
 CHIP_SELECTS = (17, 20, 21)  # bench build: one MFRC522 per antenna
 PN5180_NSS, PN5180_BUSY, RESET, MUX_PINS = 17, 20, 22, (10, 11)
 ZONES = {"pn5180": ("trick", "table", "table", "floor"), "mfrc522": ("trick", "table")}
-SLOTS = 4  # the seats of a table take turns (hardware/README.md, section 4)
-# a table loop with half of dummy's 13 cards (section 6): ISO 15693, 5 ms settle + one-slot
-# round 3 + a 16-slot round (16 x 1 ms) + 7 x 6 ms = 66 ms, with room for a block READ;
-# ISO 14443A (bench): 5 + 7 x 8 + 2 ms
-SLOT_MS = {"pn5180": 100, "mfrc522": 70}
+# Only the floor mats' fields couple across seats (hardware/coupling.py): opposite seats'
+# floor mats share a slot, so a table cycle has two (hardware/README.md, section 4), each
+# as long as a floor mat's read: 5 ms settle, RF on, a one-slot INVENTORY with one tag
+# (5.9 ms of air) and the register frames around it (11.9 ms simulated), 2 ms for the
+# board's wake-up into its slot, and the 2 ms guard. The bench build drives no floor mat:
+# its slots gate nothing.
+SLOTS = 2
+SLOT_MS = {"pn5180": 18, "mfrc522": 18}
+DEBOUNCE_MS = 20  # a state read in 3 scans (>= 20 ms each) commits: BENCHMARKS.md, issue 28
 SYNC_PIN = 12
 REBOOT = [False]  # set when an installed update wants the board rebooted
 
@@ -104,7 +108,7 @@ def build():
 
     reader = Reader(
         scanner, out, sys.stdin.buffer, seat=read_file("seat.txt", "N"),
-        scan_ms=50, debounce_ms=100, serial=serial[:32], wdt=WDT(timeout=2000),
+        scan_ms=20, debounce_ms=DEBOUNCE_MS, serial=serial[:32], wdt=WDT(timeout=2000),
         key=bytes.fromhex(key) if key else None, slots=SLOTS, slot_ms=SLOT_MS[kind],
         writable=lambda: bool(poll.poll(0)), on_maint=maint,
     )

@@ -123,6 +123,7 @@ class MFRC522:
         self.errors = 0  # frames lost to CRC/protocol/BCC errors since boot
         self.clone = False  # version 0x12: a clone chip (works; reported once)
         self.branch = 1  # anticollision: which branch to take at a collision
+        self.complete = True  # the last inventory read every tag there (not cut short)
 
     # transport, provided by a subclass
     def _rd(self, reg):
@@ -368,9 +369,11 @@ class MFRC522:
 
         ``want_pages(uid)`` says whether to READ ``page``.. of that tag (for a
         UID the card map does not know yet). The field must be on and settled.
-        ``stop()`` True ends the round before the next tag (the time slot is ending).
+        ``stop()`` True ends the round before the next tag (the time given to this antenna
+        is over): ``complete`` is then False (the tags not reached are not known absent).
         """
         found: list = []
+        self.complete = False
         wake = True
         self.branch ^= 1  # alternate ends of the UID tree: a round cut short (stop) misses
         while len(found) < max_tags:  # other tags next time, never the same ones
@@ -379,12 +382,15 @@ class MFRC522:
             uid = self.read_uid(wake)
             wake = False
             if uid is None:
+                self.complete = True
                 break
             data = None
             if want_pages is not None and want_pages(uid):
                 data = self.read_pages(page)
             self.halt()
             found.append((uid, data))
+        if len(found) >= max_tags:
+            self.complete = True  # as many as the caller takes: the rest is not its business
         return found
 
 

@@ -128,7 +128,7 @@ _POLL_US = const(50)  # between IRQ_STATUS polls: a slot is 0.4-4.4 ms of air ti
 _EOF_ONLY = b"\x3f\xfb\xff\xff"
 _IDLE_MASK = b"\xf8\xff\xff\xff"  # SYSTEM_CONFIG COMMAND := 0 (Idle)
 _TRANSCEIVE = b"\x03\x00\x00\x00"  # SYSTEM_CONFIG COMMAND |= 3 (Transceive)
-_STACK = const(24)  # inventory masks waiting (a collision pushes one)
+_STACK = const(40)  # inventory masks waiting (a collision pushes one, a cut round <= 15)
 ONE_SLOT = const(0x80)  # a stack entry's length byte: a one-slot round
 # outcomes of one exchange
 OK = const(0)
@@ -144,6 +144,18 @@ def _views(buf):
     """[memoryview of buf[:n] for n = 0 .. len(buf)], made once."""
     mv = memoryview(buf)
     return [mv[:n] for n in range(len(buf) + 1)]
+
+
+class Walk:
+    """An inventory in progress on one antenna: the masks still to inventory (a stack of
+    entries: length in bits with ONE_SLOT for a one-slot round, then 8 mask bytes).
+    ``many``: the last complete walk found two tags or more, so the next one starts with
+    16 slots (a one-slot round would only collide). Allocated once per antenna."""
+
+    def __init__(self):
+        self.stack = bytearray(_STACK * 9)
+        self.depth = 0
+        self.many = False
 
 
 class PN5180Error(Exception):
@@ -170,9 +182,9 @@ class PN5180:
         self.errors = 0  # frames lost to CRC/protocol errors since boot
         self.timeouts = 0  # exchanges no tag answered (TIMER1)
         self.ready = False
+        self.complete = True  # the last inventory's walk ended (not stopped)
         self.product = 0  # PRODUCT_VERSION, major * 256 + minor
         self.firmware = 0
-        self.branch = 0  # which end of the mask stack a round takes first (alternates)
         # buffers, and a view of each length used (slicing a memoryview allocates)
         self._cmd = bytearray(6)  # command frames: code, address, 4 bytes
         self._cmdv = _views(self._cmd)
@@ -184,7 +196,6 @@ class PN5180:
         self._rx = bytearray(16)  # READ_DATA: the answer (<= 16 bytes used)
         self._rxv = _views(self._rx)
         self._txcfg = bytearray(4)  # TX_CONFIG as loaded by the RF configuration
-        self._stack = bytearray(_STACK * 9)  # masks: length in bits, then 8 bytes
         nss.value(1)
 
     # -- the host interface [DS 11.4] ------------------------------------------------
@@ -377,25 +388,32 @@ class PN5180:
                 self._timeout(SLOT_TIMEOUT_US)
 
     # -- inventory with 16-slot anticollision [ISO, AN] ----------------------------------
-    def inventory(self, found, max_tags=20, stop=None):
-        """Every tag in the field, by INVENTORY rounds of 16 slots: a slot where answers
-        collide becomes a mask 4 bits longer, inventoried in a later round, so a stack of
-        tags is all read. Appends new UIDs (8 bytes, most significant first: E0 04 ..)
-        to ``found``; ``stop()`` True ends it before the next round (the time slot is
-        ending: counted by the caller). The field must be on and settled."""
-        st = self._stack
-        st[0] = ONE_SLOT  # the first round: no mask, one slot (an empty or single-tag
-        depth = 1  # antenna is done in one exchange; a collision there: 16 slots)
-        self.branch ^= 1
+    def inventory(self, found, max_tags=20, stop=None, walk=None):
+        """Tags in the field, by INVENTORY rounds of 16 slots: a slot where answers collide
+        becomes a mask 4 bits longer, inventoried in a later round, so a stack of tags is
+        all read. Appends new UIDs (8 bytes, most significant first: E0 04 ..) to
+        ``found``. The field must be on and settled.
+
+        ``stop()`` True ends it before the next request (the time given to this antenna
+        is over). A ``Walk`` keeps the masks not yet inventoried across calls (and field
+        switches: a mask selects by UID, whatever the tags' state), so the next call
+        with the same walk goes on where this one stopped; without one the walk starts
+        afresh and what is left is lost. Returns ``found``; ``complete`` then says
+        whether the walk ended: every tag in the field answered since it began (absence
+        is known only then)."""
+        if walk is None:
+            walk = Walk()
+        st = walk.stack
+        if not walk.depth:  # a new walk: an antenna with few tags is done in one exchange
+            st[0] = 0 if walk.many else ONE_SLOT
+            walk.depth = 1
         t = self._tx
-        rounds = 0
-        while depth and len(found) < max_tags:
-            if rounds and stop is not None and stop():
-                break  # the slot is ending: the masks left are read next time
-            rounds += 1
-            # rounds taken from alternate ends of the stack: a sequence of rounds cut
-            # short (stop) misses other masks next time, never the same ones
-            base = (depth - 1) * 9 if self.branch else 0
+        while walk.depth and len(found) < max_tags:
+            if stop is not None and stop():
+                self.complete = False  # the masks left are inventoried at the next call
+                return found
+            walk.depth -= 1
+            base = walk.depth * 9
             one = st[base] & ONE_SLOT
             mlen = st[base] & 0x7F
             nb = (mlen + 7) >> 3
@@ -404,22 +422,21 @@ class PN5180:
             t[4] = mlen
             for i in range(nb):
                 t[5 + i] = st[base + 1 + i]
-            depth -= 1
-            for i in range(base, depth * 9):  # close the gap (popped from the bottom)
-                st[i] = st[i + 9]
             self._send(3 + nb)
             for slot in range(1 if one else 16):
                 if slot:
                     if stop is not None and stop():
-                        break  # the slot is ending: the later slots' tags next time
+                        self._rest(walk, mlen, slot)  # the slots not reached: next time
+                        self.write_register(TX_CONFIG, self._txcfg)
+                        self.complete = False
+                        return found
                     self._send(0, True)  # EOF: the tags move to the next slot
                 outcome, n = self._receive(SLOT_TIMEOUT_US)
                 if outcome == COLL:
-                    if mlen + 4 > 64 or depth >= _STACK:
+                    if mlen + 4 > 64 or walk.depth >= _STACK:
                         self.errors += 1  # identical UIDs, or a stack too deep: give up
                         continue
-                    self._push(depth, mlen, -1 if one else slot)
-                    depth += 1
+                    self._push(walk, mlen, -1 if one else slot)
                 elif outcome == OK and n == 2 + UID_LEN and not self._rx[0] & 1:
                     u = bytearray(UID_LEN)
                     for i in range(UID_LEN):
@@ -430,13 +447,27 @@ class PN5180:
                 elif outcome == OK:
                     self.errors += 1
             self.write_register(TX_CONFIG, self._txcfg)
+        self.complete = not walk.depth
         return found
 
-    def _push(self, depth, mlen, slot):
-        """Stack entry ``depth``: the mask of the round just sent (``self._tx[5:]``, mlen
-        bits) followed by the 4 bits of ``slot`` (-1: the same mask, in 16 slots)."""
-        st = self._stack
-        base = depth * 9
+    def _rest(self, walk, mlen, slot):
+        """A 16-slot round stopped before ``slot``: the slots it did not reach become
+        one-slot rounds of masks 4 bits longer (the round again, in 16 slots, if the
+        stack has no room for them all or the mask is full)."""
+        if mlen + 4 > 64 or walk.depth + 16 - slot > _STACK:
+            if walk.depth < _STACK:
+                self._push(walk, mlen, -1)
+            return
+        for s in range(15, slot - 1, -1):
+            self._push(walk, mlen, s, True)
+
+    def _push(self, walk, mlen, slot, one=False):
+        """A stack entry on top of ``walk``: the mask of the round just sent
+        (``self._tx[5:]``, mlen bits) followed by the 4 bits of ``slot`` (-1: the same
+        mask, in 16 slots); ``one``: inventoried in one slot."""
+        st = walk.stack
+        base = walk.depth * 9
+        walk.depth += 1
         nb = (mlen + 7) >> 3
         for i in range(8):
             st[base + 1 + i] = self._tx[5 + i] if i < nb else 0
@@ -448,7 +479,7 @@ class PN5180:
             st[i] = (st[i] & 0x0F) | (slot << 4)
         else:
             st[i] = slot
-        st[base] = mlen + 4
+        st[base] = (mlen + 4) | (ONE_SLOT if one else 0)
 
     # -- addressed commands ------------------------------------------------------------
     def _addressed(self, flags, cmd, uid, block):
@@ -508,6 +539,7 @@ class PN5180Port:
     The chip is shared by the seat's antennas; only the selected one can carry the field,
     so two of a seat's fields are never on at once."""
 
+    resumable = True  # an inventory stopped goes on at the next field-on (Walk)
     probe = False  # no cross-talk probe: the PN5180 driver has no receiver-gain switch yet
     # the air time the scanner plans its time slot with (hardware/README.md, section 6): a
     # tag in its slot (t1 0.32 ms, its 12-byte answer 3.93 ms, t2 0.31 ms, register polls)
@@ -522,6 +554,9 @@ class PN5180Port:
         self.clone = False
         self._found: list = []  # preallocated list reused by every inventory
         self._unread: list = []  # UIDs found without time left to read their block
+        self._walk = Walk()  # this antenna's inventory in progress
+        self._walked = 0  # tags found since its walk began
+        self.complete = True  # the last inventory ended its walk
         self._blk = bytearray(BLOCK_LEN)
 
     @property
@@ -545,30 +580,40 @@ class PN5180Port:
             self.chip.rf_off()
 
     def inventory(self, want_pages=None, block=CARD_BLOCK, max_tags=20, stop=None):
-        """[(uid, 4 bytes of ``block`` or None)] for every tag on the antenna: the block is
-        read for a UID ``want_pages(uid)`` asks for (one the card map does not know).
+        """[(uid, 4 bytes of ``block`` or None)] for the tags on the antenna this call
+        reached: the block is read for a UID ``want_pages(uid)`` asks for (one the card
+        map does not know). ``complete`` says afterwards whether the antenna's walk ended
+        (every tag on it answered since the walk began); when ``stop()`` cut it short the
+        next call goes on with the masks left (``Walk``).
 
-        A UID found when the slot had no time left for its READ is read first at the
-        next field-on, before the inventory: an antenna full of new tags is learned over
-        a few slots instead of spending each one on the same inventory."""
-        pre = None
+        A UID found when there was no time left for its READ is read first at the next
+        field-on, before the inventory (an answered READ is a tag present): an antenna
+        full of new tags is learned over a few field-ons."""
+        out: list = []
         if self._unread:
-            pre = {}
             for uid in self._unread:
                 if want_pages is not None and want_pages(uid) and \
                         (stop is None or not stop()) and \
                         self.chip.read_block(uid, block, self._blk) >= 0:
-                    pre[uid] = bytes(self._blk)
+                    out.append((uid, bytes(self._blk)))
             del self._unread[:]
         found = self._found
         del found[:]
-        self.chip.inventory(found, max_tags, stop)
-        out = []
+        w = self._walk
+        if not w.depth:
+            self._walked = 0
+        self.chip.inventory(found, max_tags, stop, w)
+        self.complete = self.chip.complete
+        self._walked += len(found)
+        if self.complete:
+            w.many = self._walked >= 2
         for uid in found:
-            data = pre.get(uid) if pre is not None else None
-            if data is None and want_pages is not None and want_pages(uid):
+            if any(u == uid for u, _ in out):
+                continue
+            data = None
+            if want_pages is not None and want_pages(uid):
                 if stop is not None and stop():
-                    self._unread.append(uid)  # no time left in the slot: next time
+                    self._unread.append(uid)  # no time left: read at the next field-on
                 elif self.chip.read_block(uid, block, self._blk) >= 0:
                     data = bytes(self._blk)
             out.append((uid, data))

@@ -24,8 +24,10 @@ only signed host frames are taken, and the stamp of each CONFIG is adopted
 A resent frame keeps its seq but gets a new stamp.
 
 Scanning: a scanner with antennas (``antenna_count``) is read one antenna at a
-time, each field switched on, settled and read inside this seat's time slot
-(slots.py); ``scan()`` then gives the cycle's cards to the debouncer.
+time, each field switched on, settled and read, in the order and for the time
+schedule.py gives: the trick antenna every scan, the others in the rest of the
+scan's budget, the floor mat only in this seat's time slot (slots.py);
+``scan()`` then gives the scan's cards to the debouncer.
 
 A stalled host: frames are written only when the output stream can take them
 (``writable``, a POLLOUT poll on the board); one that cannot go stays in the
@@ -51,12 +53,10 @@ import asyncio
 import select
 
 from debounce import Debouncer
+from schedule import Scan
 from slots import Slots
 from ticks import ticks_diff, ticks_ms
 from wire import codec
-from zones import EMPTY_MS, TAG_MS
-
-SLOT_END_MS = TAG_MS + EMPTY_MS + 3  # a tag, the final request, a first READ: then stop
 
 # 0.2.0: every frame but HELLO kept for RESEND; noise.txt
 # 0.3.0: HELLO claims the zones it senses (no face, no hand); one field at a time in the
@@ -65,7 +65,9 @@ SLOT_END_MS = TAG_MS + EMPTY_MS + 3  # a tag, the final request, a first READ: t
 # 0.5.0: the PN5180 (ISO 15693, ICODE SLIX2) table build by default, MFRC522 the bench
 #        build; TAG and WRITE carry the UID's length and up to 8 bytes
 # 0.6.0: firmware updates over the wire (update.py, fwboot.py); MAINT hello
-FIRMWARE = "0.6.0"
+# 0.7.0: the scan schedule (schedule.py): the trick antenna every scan, the others in the
+#        rest of it, inventories resumed across field-ons; only the floor mat in slots
+FIRMWARE = "0.7.0"
 UPDATE_TYPES = (codec.FILE, codec.CHUNK, codec.INSTALL, codec.CONFIRM)
 HEARTBEAT_MS = 1000
 
@@ -241,46 +243,40 @@ class Reader:
             self.wdt.feed()
 
     def scan_sync(self, sleep=None):
-        """One whole scan without asyncio (virtual-time runs, benchmarks): every antenna
-        in turn, ``sleep(ms)`` for each settle time (None: not waited)."""
+        """One whole scan without asyncio (virtual-time runs, benchmarks): its steps in
+        turn (schedule.py), ``sleep(ms)`` for each wait and settle time (None: not
+        waited)."""
         sc = self.scanner
-        n = getattr(sc, "antenna_count", 0)
-        if not n:
+        if not getattr(sc, "antenna_count", 0):
             sc.begin()
-        for i in range(n):
-            settle = sc.begin(i)
-            if settle < 0:
-                continue
-            if settle and sleep is not None:
-                sleep(settle)
-            sc.read(i)
+        else:
+            scan = Scan(sc, self.slots, self.clock, self.scan_ms)
+            while True:
+                nxt = scan.next()
+                if nxt is None:
+                    break
+                i, wait = nxt
+                if wait > 0:
+                    if sleep is not None:
+                        sleep(wait)
+                    continue
+                settle = sc.begin(i)
+                if settle < 0:
+                    continue
+                if settle and sleep is not None:
+                    sleep(settle)
+                sc.read(i, scan.stop)
         self.finish_scan()
-
-    def _slot_ending(self):
-        return self.slots.left_ms() < SLOT_END_MS
-
-    def next_antenna(self, plan, done):
-        """(antenna, ms to wait first) to read next in a scan following ``plan``, of
-        which ``done`` are read; None: the scan is over (every antenna read, or this
-        seat's slot is spent: the others keep their last reading until a later scan)."""
-        if done >= len(plan):
-            return None
-        i = plan[done]
-        wait = self.slots.wait_ms(self.scanner.estimate_ms(i))
-        if wait > 0 and done > 0:
-            return None
-        return i, wait
 
     async def _read_antennas(self):
         sc = self.scanner
-        plan = sc.plan()
-        done = 0
+        scan = Scan(sc, self.slots, self.clock, self.scan_ms)
         while True:
-            nxt = self.next_antenna(plan, done)
+            nxt = scan.next()
             if nxt is None:
                 return
             i, wait = nxt
-            if wait > 0:  # into this seat's slot, with room for the exchange
+            if wait > 0:  # into this seat's slot, with room for the read
                 if self.wdt is not None:
                     self.wdt.feed()
                 await asyncio.sleep_ms(wait)
@@ -289,8 +285,7 @@ class Reader:
             if settle >= 0:
                 if settle:
                     await asyncio.sleep_ms(settle)
-                sc.read(i, self._slot_ending)
-            done += 1
+                sc.read(i, scan.stop)
 
     def enrol_antenna(self, i):
         """Enrolment: pending WRITEs for tags last seen on antenna ``i`` (field on since

@@ -50,6 +50,7 @@ WEAK_CONF = 0.3
 # (``tag_ms``, ``empty_ms``: the PN5180 port's ISO 15693 figures)
 TAG_MS = 8
 EMPTY_MS = 2
+MAX_TAGS = 20  # tags an inventory reads at most
 
 
 def capabilities_of(zones):
@@ -85,11 +86,19 @@ class RfidScanner:
         self.found = [0] * len(antennas)  # tags found at the last read (air time estimate)
         self.reads = 0
         self.errors = 0
-        self.overruns = 0  # inventories cut short at the end of the seat's slot
+        self.overruns = 0  # inventories cut short (their time was over): resumed later
         self._faults = []
         self._on = -1  # the antenna whose field is on, or -1
-        self._reads: list = [None] * len(antennas)  # per antenna: [(card, obs)], last read
-        self.age = [0] * len(antennas)  # scans since each antenna was last read
+        n = len(antennas)
+        self._reads: list = [None] * n  # per antenna: [(card, obs)], its latest reading
+        self._done: list = [None] * n  # per antenna: {card: obs} of its last complete walk
+        self._walk: list = [None] * n  # per antenna: {card: obs} of the walk in progress
+        self._same = [0] * n  # complete walks in a row that found the same cards
+        self.age = [0] * n  # scans since each antenna was last read
+        self.trick = -1  # the trick antenna's index (read every scan: schedule.py)
+        for i in range(n):
+            if antennas[i][0] == "trick" and self.trick < 0:
+                self.trick = i
         self._strong = {}  # (antenna, uid) -> heard at PROBE_GAIN, while read every time
 
     def init(self):
@@ -112,11 +121,33 @@ class RfidScanner:
         self.dead[i] = False
         return True
 
-    def estimate_ms(self, i):
-        """Air time antenna ``i`` will likely take: its settle time and the tags it had."""
+    def first_ms(self, i):
+        """The shortest read of antenna ``i`` worth a field-on: its settle time, and its
+        one-slot check with the tag it had (or, for a long inventory, its first tag)."""
         chip = self.antennas[i][1]
         return self.settle_ms + getattr(chip, "empty_ms", EMPTY_MS) + \
-            getattr(chip, "tag_ms", TAG_MS) * max(1, self.found[i])
+            (getattr(chip, "tag_ms", TAG_MS) if self.found[i] else 0)
+
+    def whole_ms(self, i):
+        """The time antenna ``i``'s read may take once begun: a chip that cannot go on with
+        a walk at its next field-on (the MFRC522: its tags forget HLTA when the field
+        goes) is given a whole inventory of as many tags as a read takes (a cut read
+        would only lose what it did not reach); a resumable one its first step."""
+        chip = self.antennas[i][1]
+        if getattr(chip, "resumable", False):
+            return self.first_ms(i)
+        return self.settle_ms + getattr(chip, "empty_ms", EMPTY_MS) + \
+            getattr(chip, "tag_ms", TAG_MS) * MAX_TAGS
+
+    def is_cheap(self, i):
+        """Antenna ``i`` had no tag or one at its last complete walk, and none is under way:
+        its read is a one-slot check."""
+        return self.found[i] <= 1 and self._walk[i] is None
+
+    def resting(self, i):
+        """Antenna ``i``'s last complete walks found the same two tags or more (a spread
+        dummy, a quitted row), and no walk is under way: it may be read less often."""
+        return self._same[i] >= 2 and self.found[i] >= 2 and self._walk[i] is None
 
     def begin(self, i=0):
         """Field of antenna ``i`` on (every other one off first); ms to settle, or -1 if dead."""
@@ -141,6 +172,7 @@ class RfidScanner:
 
     def _mark_dead(self, i):
         self._reads[i] = None
+        self._done[i] = self._walk[i] = None
         if not self.dead[i]:
             self.dead[i] = True
             self.errors += 1
@@ -157,8 +189,10 @@ class RfidScanner:
     def read(self, i=0, stop=None):
         """Inventory of antenna ``i`` (its field on since ``begin(i)``), then its field off.
 
-        ``stop()`` True cuts the inventory short before the next tag (the seat's time
-        slot is ending): counted in ``overruns``; the tags not reached are missed."""
+        ``stop()`` True cuts the inventory short before its next exchange (the time given
+        to this antenna is over): counted in ``overruns``. A walk cut short goes on at
+        the antenna's next read; until it ends, the antenna's reading is its last complete
+        one with what this walk has found so far (a tag not yet reached is not gone)."""
         if self._on != i or self.dead[i]:
             return
         zone, chip = self.antennas[i]
@@ -168,17 +202,21 @@ class RfidScanner:
             v = chip.version()
             if v == 0 or v == 0xFF:
                 raise MFRC522Error("no version")  # caught below with the others
-            found = chip.inventory(self.cards.wants_pages, max_tags=20, stop=stop)
-            if stop is not None and stop():
+            found = chip.inventory(self.cards.wants_pages, max_tags=MAX_TAGS, stop=stop)
+            complete = getattr(chip, "complete", True)
+            if not complete:
                 self.overruns += 1
+                # a chip that cannot go on at its next field-on (the MFRC522: HLTA is
+                # forgotten with the field) starts afresh each time: what it read is its
+                # reading, the other branch of its tree taken first next time
+                complete = not getattr(chip, "resumable", False) or complete
             strong = {}
-            if zone in PROBE_ZONES and getattr(chip, "probe", True):
+            probing = zone in PROBE_ZONES and getattr(chip, "probe", True)
+            if probing:
                 for uid, _ in found:
                     k = (i, uid)
-                    s = self._strong.get(k)
-                    if s is None and stop is not None and stop():
-                        continue  # no time left in the slot: probed at a later read
-                    strong[k] = chip.answers(uid, PROBE_GAIN) if s is None else s
+                    s = self._strong.get(k)  # a new tag is probed now, whatever the time:
+                    strong[k] = chip.answers(uid, PROBE_GAIN) if s is None else s  # ~1 ms
             self._off()
         except CHIP_ERRORS:
             self._on = -1
@@ -187,11 +225,12 @@ class RfidScanner:
         for k in [k for k in self._strong if k[0] == i]:
             del self._strong[k]
         self._strong.update(strong)
-        self.found[i] = len(found)
         self.age[i] = 0
         self.errors += chip.errors - before
         level = LEVEL_OF_ZONE.get(zone, "unknown")
-        reads = []
+        walk = self._walk[i]
+        if walk is None:
+            walk = {}
         for uid, pages in found:
             card = self.cards.card(uid, pages)
             if card is None:
@@ -199,15 +238,20 @@ class RfidScanner:
                 continue
             self.reads += 1
             conf = None if strong.get((i, uid), True) else WEAK_CONF
-            reads.append((card, (zone, "unknown", level, None, conf)))
-        self._reads[i] = reads
-
-    def plan(self):
-        """The order to read the antennas in this scan: any not read for 2 scans first (a
-        spent slot must not starve it), then antenna 0 (the trick: plays are what must be
-        quick), then the longest unread."""
-        return sorted(range(len(self.antennas)),
-                      key=lambda i: (self.age[i] < 2, i != 0, -self.age[i]))
+            walk[card] = (zone, "unknown", level, None, conf)
+        if complete:
+            old = self._done[i]
+            same = old is not None and len(old) == len(walk) and all(c in old for c in walk)
+            self._same[i] = self._same[i] + 1 if same else 0
+            self._done[i] = walk
+            self._walk[i] = None
+            self.found[i] = len(walk)
+            self._reads[i] = list(walk.items())
+            return
+        self._walk[i] = walk
+        seen = dict(self._done[i] or {})
+        seen.update(walk)
+        self._reads[i] = list(seen.items())
 
     # -- enrolment (tablesense deck): tags as they are, and writing them ----------------
     def enrol_read(self, i):

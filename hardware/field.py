@@ -29,6 +29,39 @@ def h_axis(a: float, b: float, current: float, turns: int, z: float) -> float:
     return k * (1 / (a * a / 4 + z * z) + 1 / (b * b / 4 + z * z))
 
 
+def _segment(ax: float, ay: float, bx: float, by: float, z0: float,
+             p: tuple[float, float, float]) -> tuple[float, float, float]:
+    """H (per ampere-turn) at ``p`` of the straight wire from (ax, ay) to (bx, by) at
+    height z0: H = I / (4 pi) * (r1 x r2) / |r1 x r2|^2 * L . (r1 / |r1| - r2 / |r2|)."""
+    r1 = (p[0] - ax, p[1] - ay, p[2] - z0)
+    r2 = (p[0] - bx, p[1] - by, p[2] - z0)
+    lx, ly = bx - ax, by - ay
+    cx = r1[1] * r2[2] - r1[2] * r2[1]
+    cy = r1[2] * r2[0] - r1[0] * r2[2]
+    cz = r1[0] * r2[1] - r1[1] * r2[0]
+    c2 = cx * cx + cy * cy + cz * cz
+    if c2 < 1e-18:
+        return (0.0, 0.0, 0.0)  # on the wire's line: not a point a tag lies at
+    n1 = sqrt(r1[0] ** 2 + r1[1] ** 2 + r1[2] ** 2)
+    n2 = sqrt(r2[0] ** 2 + r2[1] ** 2 + r2[2] ** 2)
+    k = (lx * (r1[0] / n1 - r2[0] / n2) + ly * (r1[1] / n1 - r2[1] / n2)) / (4 * pi * c2)
+    return (k * cx, k * cy, k * cz)
+
+
+def h_point(rect: tuple[float, float, float, float, float], current: float, turns: int,
+            p: tuple[float, float, float]) -> float:
+    """|H| in A/m at point ``p`` (x, y, z in m) of the loop ``rect`` (x0, x1, y0, y1 and
+    its plane's height z, m): the four sides' Biot-Savart fields added, anywhere (on the
+    axis it equals ``h_axis``)."""
+    x0, x1, y0, y1, z0 = rect
+    hx = hy = hz = 0.0
+    for a, b in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)),
+                 ((x0, y1), (x0, y0))):
+        sx, sy, sz = _segment(a[0], a[1], b[0], b[1], z0, p)
+        hx, hy, hz = hx + sx, hy + sy, hz + sz
+    return turns * current * sqrt(hx * hx + hy * hy + hz * hz)
+
+
 def reach(a: float, b: float, current: float, turns: int, hmin: float) -> float:
     """The greatest height (m) over the middle at which H >= ``hmin`` (0 if not even at 0)."""
     if h_axis(a, b, current, turns, 0.0) < hmin:

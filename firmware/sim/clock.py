@@ -44,17 +44,25 @@ class Air:
 
     Each chip may run on its own clock (the four boards of a table, simulated one
     after another, each on its own virtual time from one epoch): the air keeps
-    every field's on-time as an interval, and an exchange clashes when another
+    every field's on-time as an interval, and an exchange clashes when a coupled
     chip's field was on at that moment of its clock, whichever ran first.
+
+    Which fields couple: ``coupled`` None, every two (the conservative model: a
+    seat's own loops, or chips with no place at the table); else a set of
+    ``(seat, zone, seat, zone)`` pairs, sorted, from the field model (sim/layout.py,
+    hardware/coupling.py): two antennas of different seats clash only when listed;
+    two of one seat always do. A chip says where its field is by ``air_key()``
+    ((seat, zone); seat None: unplaced, couples with everything).
     """
 
     PAST = 64  # field intervals kept (a ring: no allocation per field switch)
 
-    def __init__(self):
+    def __init__(self, coupled=None):
         self.chips = []
-        self.clashes = 0  # exchanges lost to two fields on at once
-        self._on = {}  # chip -> us its field went on (open interval)
-        self._past = [None] * self.PAST  # (chip, on us, off us), the latest ones
+        self.coupled = coupled
+        self.clashes = 0  # exchanges lost to two coupled fields on at once
+        self._on = {}  # chip -> (us its field went on, its antenna key) (open interval)
+        self._past = [None] * self.PAST  # (chip, key, on us, off us), the latest ones
         self._pi = 0
 
     def join(self, chip):
@@ -64,16 +72,32 @@ class Air:
     def field(self, chip, on):
         t = chip.clock.us
         if on:
-            self._on[chip] = t
+            self._on[chip] = (t, _key(chip))
             return
-        t0 = self._on.pop(chip, None)
-        if t0 is not None:
-            self._past[self._pi] = (chip, t0, t)
+        o = self._on.pop(chip, None)
+        if o is not None:
+            self._past[self._pi] = (chip, o[1], o[0], t)
             self._pi = (self._pi + 1) % self.PAST
+
+    def couples(self, a, b):
+        """True when fields on antennas ``a`` and ``b`` ((seat, zone) each) disturb each other."""
+        if self.coupled is None or a[0] is None or b[0] is None or a[0] == b[0]:
+            return True
+        return ((a + b) if a < b else (b + a)) in self.coupled
 
     def others_on(self, chip):
         t = chip.clock.us
-        for c, t0 in self._on.items():
-            if c is not chip and t0 <= t:
+        me = _key(chip)
+        for c, o in self._on.items():
+            if c is not chip and o[0] <= t and self.couples(me, o[1]):
                 return True
-        return any(p is not None and p[0] is not chip and p[1] <= t <= p[2] for p in self._past)
+        for p in self._past:
+            if p is not None and p[0] is not chip and p[2] <= t <= p[3] and \
+                    self.couples(me, p[1]):
+                return True
+        return False
+
+
+def _key(chip):
+    k = getattr(chip, "air_key", None)
+    return k() if k is not None else (None, None)

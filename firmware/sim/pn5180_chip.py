@@ -138,6 +138,7 @@ class SimPN5180:
     def __init__(self, zones, clock=None, air=None, rng=None, product=0x0305, firmware=0x0305):
         self.clock = clock if clock is not None else SimClock()
         self.air = None
+        self.seat = None  # the seat whose board it is, at a simulated table (Air.couples)
         (air if air is not None else Air()).join(self)
         self.rng = rng
         self.ports = [SimPort(self, z) for z in zones]
@@ -169,6 +170,10 @@ class SimPN5180:
         self._inv = None  # the INVENTORY in progress: (mask length, mask bytes), slot
         self._slot = 0
         self.live = []
+
+    def air_key(self):
+        """Where the field is: (seat, the selected antenna's zone), for the air's coupling."""
+        return (self.seat, self.port.name if self.port is not None else None)
 
     # -- pins and SPI --------------------------------------------------------------------
     def busy(self):

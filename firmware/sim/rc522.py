@@ -89,6 +89,7 @@ class SimMFRC522(Antenna):
         self.name = name
         self.clock = clock if clock is not None else SimClock()
         self.air = None
+        self.seat = None  # the seat whose board it is, at a simulated table (Air.couples)
         (air if air is not None else Air()).join(self)
         self.rng = rng  # .random() for partial read probabilities (None: p >= 0.5 answers)
         self.version_reg = version
@@ -109,6 +110,10 @@ class SimMFRC522(Antenna):
         self._addr = -1
         self._read = False
 
+
+    def air_key(self):
+        """Where this chip's field is: (seat, antenna zone), for the air's coupling model."""
+        return (self.seat, self.name)
     def _reset(self):
         self.regs = bytearray(64)
         for r in _REGS_RESET:

@@ -1,17 +1,19 @@
 """A whole table's RFID readers in virtual time: four boards, one air, their time slots.
 
     MICROPYPATH=firmware:<dir with codec.py> micropython firmware/sim/table.py \\
-        --scenario table.jsonl [--slots 4] [--slot-ms 40] [--chip pn5180|mfrc522]
+        --scenario table.jsonl [--slots 2] [--slot-ms 18] [--chip pn5180|mfrc522]
 
-Each seat's firmware (RfidScanner, Reader with its Slots) runs on its own
-simulated hardware and its own virtual clock, all from one epoch, and every
-seat's chips share one ``Air``: a field switched on while another seat's is
-on makes both seats' exchanges fail (sim/clock.py). The boards are stepped
-one antenna at a time, always the one whose clock is earliest, so their
-fields interleave in time as four independent boards' would. With the
-table's slots (``--slots 4``) no two fields overlap; with ``--slots 1`` (each
-board free-running) they do. Prints each seat's OBSERVE lines and a last
-line ``{"stats": {"clashes": ..., ...}}``. ``run()`` returns the same.
+Each seat's firmware (RfidScanner, Reader with its Slots and its scan
+schedule) runs on its own simulated hardware and its own virtual clock, all
+from one epoch, and every seat's chips share one ``Air``: a field switched
+on while a coupled field of another seat is on makes the exchange fail
+(sim/clock.py; which fields couple: sim/layout.py, from the field model).
+The boards are stepped one antenna at a time, always the one whose clock is
+earliest, so their fields interleave in time as four independent boards'
+would. With the table's two floor slots (``--slots 2``) no coupled fields
+overlap; with ``--slots 1`` (each board free-running) the floor mats do.
+Prints each seat's OBSERVE lines and a last line ``{"stats": {"clashes": ...,
+...}}``. ``run()`` returns the same.
 """
 
 import json
@@ -19,9 +21,11 @@ import sys
 
 from cards import CardMap
 from reader import Reader
+from schedule import Scan
 from zones import RfidScanner
 
 from sim.clock import Air, SimClock
+from sim.layout import COUPLED
 from sim.main import step
 from sim.vrun import Frames
 from sim.world import WDT, World, load
@@ -45,6 +49,8 @@ class Board:
         self.seat = seat
         self.clock = SimClock(offset_us)  # boards power up at slightly different times
         chips, ants = seat_hardware(air, self.clock, chip=chip)
+        for c in chips.values():
+            getattr(c, "chip", c).seat = seat  # where its fields are, for the air's coupling
         self.world = World(seat, events, chips)
         self.scanner = RfidScanner(ants, CardMap(), settle_ms=5)
         self.out = Frames()
@@ -56,18 +62,17 @@ class Board:
         self.world.polls = lambda: self.reader.scans
         self.scanner.init()
         self.moved = {}
-        self.plan = None  # the scan in progress: antenna order, and how many are read
-        self.done = 0
+        self.scan = None  # the scan in progress (schedule.py)
         self.scan_start = self.clock.us
 
     def step(self):
-        """One antenna read, or the wait for this seat's slot; then the next scan."""
+        """One step of a scan (an antenna read, or the wait for this seat's slot); after
+        its last step, the scan's end (the debouncer) and the wait to the next scan."""
         r, sc = self.reader, self.scanner
-        if self.plan is None:
+        if self.scan is None:
             step(self.world, r, self.moved)
-            self.plan = sc.plan()
-            self.done = 0
-        nxt = r.next_antenna(self.plan, self.done)
+            self.scan = Scan(sc, r.slots, r.clock, r.scan_ms)
+        nxt = self.scan.next()
         if nxt is not None:
             i, wait = nxt
             if wait > 0:
@@ -76,18 +81,20 @@ class Board:
             settle = sc.begin(i)
             if settle >= 0:
                 self.clock.advance(settle * 1000)
-                sc.read(i, r._slot_ending)
-            self.done += 1
+                sc.read(i, self.scan.stop)
             return
-        self.plan = None
+        self.scan = None
         r.finish_scan()
         left = r.scan_ms * 1000 - (self.clock.us - self.scan_start)
         self.clock.advance(max(0, left))
         self.scan_start = self.clock.us
 
 
-def run(lines, slots=4, slot_ms=40, scan_ms=20, debounce_ms=40, until_ms=None, chip="pn5180"):
-    air = Air()
+def run(lines, slots=2, slot_ms=18, scan_ms=20, debounce_ms=40, until_ms=None, chip="pn5180",
+        coupled=COUPLED):
+    """Four boards on one air; ``coupled``: the antenna pairs whose fields clash (the field
+    model's, sim/layout.py; None: every two fields, the old conservative air)."""
+    air = Air(coupled)
     boards = []
     for k, seat in enumerate(SEATS):
         events = [e for e in lines if e.get("seat", seat) == seat]
@@ -108,7 +115,7 @@ def run(lines, slots=4, slot_ms=40, scan_ms=20, debounce_ms=40, until_ms=None, c
 
 
 def main(argv):
-    opts = {"--scenario": "", "--slots": "4", "--slot-ms": "40", "--chip": "pn5180"}
+    opts = {"--scenario": "", "--slots": "2", "--slot-ms": "18", "--chip": "pn5180"}
     for i in range(1, len(argv) - 1, 2):
         opts[argv[i]] = argv[i + 1]
     lines = []

@@ -53,7 +53,7 @@ from tablesense.sim.noise import Profile
 
 SEATS: tuple[str, ...] = vocab.SEATS
 CAPABILITIES = ["face", "level", "seen_by", "conf", "floor", "detached", "resend"]
-FIRMWARE = "0.5.0"  # the firmware's version (firmware/reader.py), whose debouncer it runs
+FIRMWARE = "0.7.0"  # the firmware's version (firmware/reader.py), whose debouncer it runs
 SCAN_MS = 20
 DEBOUNCE_MS = 40  # the sim firmware's default (firmware/sim/main.py)
 MIN_CONF = 0.6  # firmware/camera.py
