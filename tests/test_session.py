@@ -360,7 +360,7 @@ def test_a_lost_frame_comes_again_resigned() -> None:
 # -- any input ---------------------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.one_of(
     st.tuples(st.just("frame"), st.sampled_from(["observe", "beat", "hello", "ack", "skip"])),
     st.tuples(st.just("bytes"), st.binary(max_size=64)),
