@@ -235,6 +235,52 @@ def test_an_absent_reader_is_retried_with_capped_backoff_and_said_offline_once(
     assert link.state == "offline" and link.health()["port"] is None
 
 
+def test_a_reader_that_falls_silent_is_reset_and_its_port_reopened_at_once(
+        pty_readers) -> None:
+    """Driven by hand on a real pty: a reader heard, then silent past the timeout, is
+    said offline, its device reset (USB) and its port closed; a session that worked
+    reopens after the initial backoff, not a grown one."""
+    r = pty_readers(reader=1)
+    out: list[LinkMessage] = []
+    resets: list[int] = []
+
+    class Sink:
+        def put(self, item: LinkMessage, /) -> None:
+            out.append(item)
+
+    def reset() -> bool:
+        resets.append(1)
+        return True
+
+    settings = LinkSettings(heartbeat_timeout_ms=1000, backoff_initial_ms=100,
+                            backoff_max_ms=400)
+    link = ReaderLink("1", "N", lambda: r.path, Sink(), settings, reset=reset)
+    loop = LinkLoop(name="never-started")
+    loop.add(link)
+    try:
+        t = link_module.now_ms()
+        link.service(t)  # opens the pty
+        assert link.port is not None and link.counters["opens"] == 1
+        r.hello()
+
+        def heard() -> bool:
+            link.on_readable(t)  # what the loop does when the port is readable
+            return link.state == "online"
+
+        assert until(heard)
+        hung_up = t + settings.heartbeat_timeout_ms + 1
+        link.service(hung_up)
+        assert [(m.kind, m.reason) for m in out if m.kind in ("online", "offline")] == [
+            ("online", ""), ("offline", "heartbeat-timeout")]
+        assert resets == [1] and link.port is None
+        link.service(hung_up + 99)
+        assert link.counters["opens"] == 1
+        link.service(hung_up + 100)  # the initial backoff
+        assert link.counters["opens"] == 2 and link.port is not None
+    finally:
+        loop.stop()
+
+
 @pytest.mark.hil
 def test_the_real_firmware_in_the_vm_through_a_link(links) -> None:
     """The reader firmware (MicroPython VM, behind a pty) handshakes with the link."""
