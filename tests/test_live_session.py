@@ -145,8 +145,9 @@ class Session:
     """What the live session left: the journal, the alerts, the expected rulings."""
 
     def __init__(self, workdir: Path, alerts: list[bytes], fouled: list[str],
-                 record: dict[str, list[str]], table: dict[str, list[str]]) -> None:
+                 record: dict[str, list[str]], table: dict[str, list[str]], lag: str) -> None:
         self.workdir = workdir
+        self.lag = lag
         self.journal = workdir / "journal" / "1.jsonl"
         self.alerts = alerts
         self.fouled = fouled
@@ -155,6 +156,24 @@ class Session:
 
     def lines(self) -> list[dict[str, Any]]:
         return [json.loads(x) for x in self.journal.read_text().splitlines()]
+
+
+def reader_lag(plan: TablePlan, journal: Path) -> str:
+    """How far behind its scenario each reader VM reported (its own clock ``rt`` against
+    the scenario's time): a machine too busy for the VMs plays another board than the
+    plan's (cards reach the trick zones out of turn), which a failure should say."""
+    if not journal.exists():
+        return "no journal"
+    seen = [o for o in map(json.loads, journal.read_text().splitlines())
+            if o["type"] == "observe" and "rt" in o]
+    out = []
+    for seat in SEATS:
+        lags = sorted(o["rt"] - t for o, (t, _) in zip(
+            [o for o in seen if o["seat"] == seat], plan.expected_timeline(seat), strict=False))
+        if lags:
+            out.append(f"{seat} median {lags[len(lags) // 2]} ms, max {lags[-1]} ms")
+    return (f"reader VMs behind their scenario: {'; '.join(out)} (load "
+            f"{os.getloadavg()[0]:.1f}); a card follows another 1500 ms later in the plan")
 
 
 def tablesense(*args: str) -> subprocess.CompletedProcess[str]:
@@ -250,7 +269,7 @@ code = "duplicate-2017"
                 [p for t, p in m if t == "tablesense/1/state"][-1]).get("phase") == "end"
                 if any(t == "tablesense/1/state" for t, _ in m) else False,
                 plan.duration_ms / 1000 + 60), (
-                director.state(), table.logs(), (work / "daemon.log").read_text()[-3000:])
+                reader_lag(plan, journal), director.state(), table.logs())
 
             # board 2: no record
             resp = director.send("tablesense/1/cmd", {"type": "board", "board": 2})
@@ -283,7 +302,7 @@ code = "duplicate-2017"
         # being started, are no rulings: not journaled, not replayed)
         alerts = [p for p in director.on("tablesense/1/alert")
                   if re.fullmatch(r"1-\d+-\d+", json.loads(p)["id"])]
-        yield Session(work, alerts, fouled, record, hands)
+        yield Session(work, alerts, fouled, record, hands, reader_lag(plan, journal))
     finally:
         if director is not None:
             director.close()
@@ -297,7 +316,7 @@ def test_a_whole_board_is_dealt_from_the_record_and_ends_with_the_fouled_rulings
         session: Session) -> None:
     alerts = [json.loads(p) for p in session.alerts]
     assert [(a["board"], a["kind"], a["severity"], a["cards"]) for a in alerts] == [
-        (1, "fouled-board", "director", [c]) for c in session.fouled]
+        (1, "fouled-board", "director", [c]) for c in session.fouled], session.lag
     assert all("offender" not in a for a in alerts)  # never a penalty
     lines = session.lines()
     boards = [x for x in lines if x["type"] == "board"]
