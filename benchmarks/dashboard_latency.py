@@ -15,7 +15,12 @@ element on the page:
 * ``played``: the lead in the table view's trick;
 * ``face_up``: West's card lying face up in front of him (no ruling yet);
 * ``penalty``: the same card labelled a major penalty card, which the
-  engine decides when the card has rested for its 1 s window.
+  engine decides when the card has rested for its 1 s window;
+* ``decision`` (simulated readers): from the click on the alert's "Penalty
+  card remains" in this page to the decision listed under the same alert in
+  a second page (a phone's viewport): one device's decision on every other
+  device, through the daemon's journal and its alert ledger
+  (``<base>/<table>/alerts``).
 
 Playwright's own round trip is included (it polls the page), so the page is
 at least this fast. ``played_state`` and ``face_up_state``: the same up to
@@ -146,6 +151,10 @@ class Rig:
         self.page.goto(self.daemon.dashboard_url)
         self.page.wait_for_selector("#conn.pill-ok", timeout=15_000)
         self.page.locator('.table-card[data-table="1"]').click()
+        self.phone = self.browser.new_page(viewport={"width": 390, "height": 844},
+                                           is_mobile=True)
+        self.phone.goto(self.daemon.dashboard_url)
+        self.phone.wait_for_selector("#conn.pill-ok", timeout=15_000)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -190,7 +199,8 @@ class Rig:
     def run_simulated(self) -> dict[str, Any]:
         """Frames written into the ptys by this process, each timed from its write."""
         times: dict[str, list[float]] = {"played": [], "face_up": [], "penalty": [],
-                                         "played_state": [], "face_up_state": []}
+                                         "decision": [], "played_state": [],
+                                         "face_up_state": []}
         page = self.page
         for board, hands in enumerate(self.deals, 1):
             self._set_up(board, hands)
@@ -210,6 +220,13 @@ class Rig:
             page.wait_for_selector(f'#tv .tv-w .tv-lying li[data-card="{honour}"]'
                                    '[data-status$="penalty-card"]', timeout=15_000)
             times["penalty"].append(time.perf_counter() - t0)
+            alert = f".alert[data-alert-id='1-{board}-1']"
+            self.phone.wait_for_selector(f"#alerts {alert}", timeout=15_000)
+            t0 = time.perf_counter()
+            page.locator(f"{alert} button[data-option='pc-remains']").click()
+            self.phone.wait_for_selector(f"{alert} .decisions li.decision-decide",
+                                         timeout=15_000)
+            times["decision"].append(time.perf_counter() - t0)
         return {k: summary(v) for k, v in times.items()}
 
     def run_honest(self) -> dict[str, Any]:

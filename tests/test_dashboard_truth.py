@@ -169,6 +169,48 @@ def test_reload_and_late_login_see_every_open_alert(hall: Room, browser: Any) ->
     assert late.errors == [] and phone.errors == []
 
 
+def test_the_tables_sort_by_need(hall: Room, browser: Any) -> None:
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    penalty_card(hall, 1, seed=5)  # table 1: a penalty
+    # table 2: a director-severity alert (as the daemon's ledger would say it for a
+    # reader gone), which outranks table 1's penalty
+    now = int(time.time() * 1000)
+    gone = {"v": 1, "id": "2-reader-N-1", "table": "2", "kind": "reader-offline",
+            "severity": "director", "cards": [], "options": [], "citation": "", "t": now,
+            "text": "North's reader at table 2 stopped answering.", "reader": "N",
+            "status": "open", "decisions": []}
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+    c.username_pw_set("daemon", USERS["daemon"])
+    c.connect("127.0.0.1", hall.broker.port)
+    c.loop_start()
+    c.publish("tablesense/2/alerts", json.dumps({
+        "v": 1, "table": "2", "count": 1, "worst": "reader-offline", "severity": "director",
+        "oldest": now, "open": [gone], "closed": []}), qos=1, retain=True).wait_for_publish(5)
+    c.loop_stop()
+    c.disconnect()
+    page = sign_in(browser, hall.url, "director", DESKTOP)
+    page.wait_for_selector('.table-card[data-table="2"].needs-director', timeout=10_000)
+    page.wait_for_selector('.table-card[data-table="1"].needs-penalty', timeout=10_000)
+
+    def order() -> list[str]:
+        return list(page.locator("#tables .table-card").evaluate_all(
+            "ns => ns.map(n => n.dataset.table)"))
+
+    assert order() == ["1", "2"]  # by table, as it opens
+    page.select_option("#sort", "need")
+    assert order() == ["2", "1"]
+    needing = page.locator("#needing-list .need-btn").evaluate_all(
+        "ns => ns.map(n => n.dataset.table)")
+    assert needing == ["2", "1"]
+    page.reload()  # the choice is kept on the device
+    page.wait_for_selector('.table-card[data-table="2"].needs-director', timeout=10_000)
+    assert page.locator("#sort").input_value() == "need" and order() == ["2", "1"]
+    page.screenshot(path=str(OUT / "truth-sorted-by-need.png"), full_page=True)
+    assert page.errors == []
+
+
 def test_two_devices_see_each_others_decisions_and_a_second_is_refused(
         hall: Room, browser: Any) -> None:
     desk = sign_in(browser, hall.url, "director", DESKTOP)

@@ -34,6 +34,7 @@ True
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -170,6 +171,13 @@ class AlertLedger:
                 return rid
         return None
 
+    def standing(self, option: str, alert: str | None) -> tuple[str, dict[str, Any]] | None:
+        """The alert a ``decide`` for ``option`` (naming ``alert``, or none) is for, and
+        the answer standing on it, when there is one: the daemon refuses the decide."""
+        rid = alert or self.newest_offering(option)
+        answer = self.answer_of(rid) if rid is not None else None
+        return None if rid is None or answer is None else (rid, answer)
+
     def answer_of(self, rid: str) -> dict[str, Any] | None:
         """The decision standing on ``rid`` now (its last ``decide``, not re-opened since,
         final or given at this point of the board), or None."""
@@ -251,3 +259,16 @@ def logins_by_line(lines: Iterable[bytes]) -> dict[int, str]:
         if isinstance(obj, dict) and isinstance(obj.get("by"), str):
             out[no] = obj["by"]
     return out
+
+
+def refusal_text(rid: str, answer: dict[str, Any]) -> str:
+    """Why a second decision is refused: who answered, what and when (local time).
+
+    >>> refusal_text("1-1-1", {"by": "ann", "t": None, "option": "pc-remains"})[:59]
+    'alert 1-1-1 was already answered by ann at ? (pc-remains); '
+    """
+    t = answer.get("t")
+    when = time.strftime("%H:%M:%S", time.localtime(t / 1000)) if isinstance(t, int) else "?"
+    what = " ".join(str(answer[k]) for k in ("option", "suit", "card", "seat") if k in answer)
+    return (f"alert {rid} was already answered by {answer.get('by') or 'an unnamed sender'} "
+            f"at {when} ({what}); re-open it (a reopen command) to decide again")

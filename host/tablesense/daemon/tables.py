@@ -66,7 +66,7 @@ from tablesense.contract.journal import JournalError, read_journal
 from tablesense.contract.vocab import Kind, Severity
 from tablesense.daemon.dealing import Dealing
 from tablesense.daemon.journal_writer import JournalWriter
-from tablesense.daemon.ledger import AlertLedger, logins_by_line
+from tablesense.daemon.ledger import AlertLedger, logins_by_line, refusal_text
 from tablesense.daemon.outbox import Outbox, OutboxError, PendingAlert
 from tablesense.daemon.ports import CAUSES
 from tablesense.daemon.syncer import Syncer
@@ -306,10 +306,10 @@ class TableRuntime:
         except EventError as exc:
             return self._reject(obj, req, exc.field, exc.message, by)
         if isinstance(event, Decide):
-            rid = event.alert or self.ledger.newest_offering(event.option)
-            answer = self.ledger.answer_of(rid) if rid is not None else None
-            if rid is not None and answer is not None:
-                return self._reject(obj, req, "alert", _answered_text(rid, answer), by,
+            standing = self.ledger.standing(event.option, event.alert)
+            if standing is not None:  # one answer an alert (daemon/ledger.py)
+                rid, answer = standing
+                return self._reject(obj, req, "alert", refusal_text(rid, answer), by,
                                     answered={"alert": rid, **answer})
         if isinstance(event, Resolve) and self.ledger.daemon_alert(event.alert):
             # the daemon's own alerts are not the engine's: dismissed in the ledger
@@ -623,11 +623,3 @@ class TableRuntime:
             f"{self.name} and were dropped: a reader without its key, or a device spoofing "
             "it. Check the reader and its cable.", reader=seat, reason=reason)])
 
-
-def _answered_text(rid: str, answer: dict[str, Any]) -> str:
-    """Why a second decision is refused: who answered, what and when."""
-    t = answer.get("t")
-    when = time.strftime("%H:%M:%S", time.localtime(t / 1000)) if isinstance(t, int) else "?"
-    what = " ".join(str(answer[k]) for k in ("option", "suit", "card", "seat") if k in answer)
-    return (f"alert {rid} was already answered by {answer.get('by') or 'an unnamed sender'} "
-            f"at {when} ({what}); re-open it (a reopen command) to decide again")

@@ -799,6 +799,7 @@
     rec.open = true;
     rec.node.classList.remove("closed");
     rec.node.querySelector(".closed-why")?.remove();
+    for (const b of rec.node.querySelectorAll(".actions button, .actions input, .actions select")) b.disabled = false;
     $("alerts").prepend(rec.node);
     refreshActions(rec);
     updateCounts();
