@@ -189,7 +189,7 @@ def test_the_calibrate_command(tmp_path: Any, capsys: pytest.CaptureFixture[str]
 
     assert main(["calibrate", "--json", "--save", str(tmp_path)]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert [r["camera"] for r in rows] == ["O", "N", "E", "S", "W"]
+    assert [r["camera"] for r in rows] == ["O", "FN", "FE", "FS", "FW", "N", "E", "S", "W"]
     assert all(r["ok"] and r["markers"] == 4 for r in rows)
     # the saved frames read back as a real board's would
     assert main(["calibrate", "--frames", str(tmp_path)]) == 0

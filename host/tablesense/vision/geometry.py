@@ -15,10 +15,13 @@ rectangle ``u0..u1`` x ``w0..w1`` (metres) on a plane ``X = O + u a + w b``:
 * the floor beside the seat, below the table edge (the overhead camera sees it
   past the edge).
 
-The cameras (one board a table): ``O`` overhead, 1.0 m above the centre,
-and one at each seat's eye line (0.30 m behind the edge, 0.40 m above the
-top) looking across the table. A camera is a pinhole: ``K`` (intrinsics),
-``R`` and centre ``C`` (pose); :func:`plane_homography` maps plane
+The cameras (one board a table, :func:`rig`): ``O`` overhead, on a pendant 1.0 m
+above the centre, reading the table top; on the same pendant ``FN FE FS FW``,
+each reading the floor past its seat's edge; and one at each seat's eye line
+(0.30 m behind the edge, 0.40 m above the top) looking across the table. Each
+is chosen so that what it reads is seen at no less than ``MIN_PX_PER_MM``
+(:func:`px_per_mm`). A camera is a pinhole: ``K`` (intrinsics), ``R`` and
+centre ``C`` (pose); :func:`plane_homography` maps plane
 coordinates to pixels, which is what calibration recovers.
 """
 
@@ -186,27 +189,126 @@ def look_at(C: F64, target: F64, image_up: F64) -> F64:
 
 def intrinsics(width: int, height: int, hfov_deg: float) -> F64:
     fx = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
-    return np.array([[fx, 0, width / 2], [0, fx, height / 2], [0, 0, 1.0]])
+    return focal(width, height, fx)
 
 
-OVERHEAD_SIZE = (1024, 1024)
-EYE_SIZE = (560, 360)
+def focal(width: int, height: int, f_px: float) -> F64:
+    """A centred pinhole's ``K`` with a focal length of ``f_px`` pixels."""
+    return np.array([[f_px, 0, width / 2], [0, f_px, height / 2], [0, 0, 1.0]])
+
+
+# The rig (issue 27): every region a camera reads a card's index in is seen at no less
+# than MIN_PX_PER_MM (an index's strokes are under a millimetre). A camera's px/mm on a
+# plane is its focal length in pixels over the distance, less where it looks obliquely
+# (:func:`px_per_mm`); a frame covers its pixels' count over that, whatever the height.
+# So one 12 MP camera covers the table top at 3.25 px/mm, with 2 cm to spare past the
+# zones; the floor past each edge, 2 m from the pendant and seen at 30 degrees, takes
+# a 4K camera of its own with a long lens; a hand 0.35 m from its holder's eye-line
+# camera takes a 2560 x 1440 sensor at 80 degrees. hardware/README.md has the table.
+MIN_PX_PER_MM = 3.0
+OVERHEAD_SIZE, OVERHEAD_F = (4056, 3040), 3250.0  # 12.3 MP; HFOV 63.9 degrees
+FLOOR_SIZE, FLOOR_F = (3840, 2160), 8300.0  # 4K; HFOV 26.2 degrees
+EYE_SIZE, EYE_HFOV = (2560, 1440), 80.0
+FLOOR_CAMERA = {s: f"F{s}" for s in SEATS}  # the camera that reads each seat's floor
+FLOOR_PLATE_W = -0.55  # a floor camera's plate lies centred this far out from the edge
+FLOOR_AIM_W = -0.53  # ... and it looks at this depth, between the plate and the zone
+
+
+def _scaled(size: tuple[int, int], scale: float) -> tuple[int, int]:
+    return int(size[0] * scale), int(size[1] * scale)
 
 
 def rig(scale: float = 1.0) -> dict[str, Camera]:
-    """The table's cameras as mounted: ``O`` and ``N E S W`` (``scale`` resizes the frames)."""
-    ow, oh = (int(OVERHEAD_SIZE[0] * scale), int(OVERHEAD_SIZE[1] * scale))
-    cams = {"O": Camera("O", ow, oh, intrinsics(ow, oh, 2 * math.degrees(math.atan(0.60))),
-                        look_at(np.array([0, 0, OVERHEAD_Z]), np.zeros(3),
-                                np.array([0.0, 1.0, 0.0])),
-                        np.array([0, 0, OVERHEAD_Z]))}
-    ew, eh = (int(EYE_SIZE[0] * scale), int(EYE_SIZE[1] * scale))
+    """The table's cameras as mounted (``scale`` resizes the frames, and the focal length
+    with them, so the px/mm scale too):
+
+    * ``O``, the overhead, on a pendant 1.0 m above the centre, looking straight down
+      at the table top;
+    * ``FN FE FS FW``, on the same pendant, each looking past its seat's edge at the
+      floor beside the seat;
+    * ``N E S W``, one at each seat's eye line, looking across the table: its own
+      hand from behind, the others' from the front.
+    """
+    top = np.array([0, 0, OVERHEAD_Z])
+    ow, oh = _scaled(OVERHEAD_SIZE, scale)
+    cams = {"O": Camera("O", ow, oh, focal(ow, oh, OVERHEAD_F * ow / OVERHEAD_SIZE[0]),
+                        look_at(top, np.zeros(3), np.array([0.0, 1.0, 0.0])), top)}
+    fw, fh = _scaled(FLOOR_SIZE, scale)
+    for s in SEATS:
+        _, f, up = seat_axes(s)
+        target = edge_centre(s) + FLOOR_Z * up + FLOOR_AIM_W * f
+        name = FLOOR_CAMERA[s]
+        cams[name] = Camera(name, fw, fh, focal(fw, fh, FLOOR_F * fw / FLOOR_SIZE[0]),
+                            look_at(top, target, f), top)
+    ew, eh = _scaled(EYE_SIZE, scale)
     for s in SEATS:
         _, f, up = seat_axes(s)
         C = eye(s)
         target = edge_centre(s) + 0.40 * f - 0.02 * up
-        cams[s] = Camera(s, ew, eh, intrinsics(ew, eh, 80), look_at(C, target, up), C)
+        cams[s] = Camera(s, ew, eh, intrinsics(ew, eh, EYE_HFOV), look_at(C, target, up), C)
     return cams
+
+
+def reads(camera: str) -> list[tuple[Region, bool]]:
+    """The regions a camera reads, and whether it sees each from its face side (where
+    it reads identities).
+
+    The overhead camera reads the table top, each floor camera its seat's floor; a
+    seat's eye-line camera reads the hands: its own from the holder's side, the
+    others' from their backs (a card turned outwards).
+    """
+    if camera == "O":
+        return [(r, True) for r in ALL_REGIONS if r.kind == "table"]
+    if camera in FLOOR_CAMERA.values():
+        return [(r, True) for r in ALL_REGIONS
+                if r.kind == "floor" and FLOOR_CAMERA[r.seat] == camera]
+    return [(r, r.seat == camera) for r in ALL_REGIONS if r.kind == "hand"]
+
+
+def plate_place(camera: str) -> Plane:
+    """Where the calibration plate lies while ``camera`` is calibrated: the centre of the
+    table top (its markers' axes x and y), or, for a floor camera, the floor beside
+    its seat (axes the seat's right and forward)."""
+    for s, name in FLOOR_CAMERA.items():
+        if name == camera:
+            r, f, up = seat_axes(s)
+            return _plane(edge_centre(s) + FLOOR_Z * up + FLOOR_PLATE_W * f, r, f)
+    return Plane((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+
+
+def px_per_mm(cam: Camera, region: Region, steps: int = 9) -> float:
+    """The fewest pixels a millimetre of ``region`` gets in ``cam``'s frame, in any
+    direction: the smaller singular value of the plane-to-pixel map's Jacobian, the
+    least over a ``steps`` x ``steps`` grid of the region; 0.0 where part of the region
+    lies outside the frame or behind the camera. Computed from ``cam``'s pose, so from
+    a calibrated camera it is what that camera, as mounted, resolves.
+
+    >>> cams = rig()
+    >>> round(px_per_mm(cams["O"], regions("S")[0]), 2)
+    3.25
+    """
+    H = plane_homography(cam, region.plane)
+    u, w = np.meshgrid(np.linspace(region.u0, region.u1, steps),
+                       np.linspace(region.w0, region.w1, steps))
+    p = H @ np.stack([u.ravel(), w.ravel(), np.ones(u.size)])
+    if (p[2] <= 1e-9).any():
+        return 0.0
+    x, y = p[0] / p[2], p[1] / p[2]
+    if (x < 0).any() or (y < 0).any() or (x > cam.width).any() or (y > cam.height).any():
+        return 0.0
+    # d(x, y)/d(u, w) at each point: rows x, y; columns u, w
+    J = np.empty((u.size, 2, 2))
+    for i, q in enumerate((x, y)):
+        for j in range(2):
+            J[:, i, j] = (H[i, j] - q * H[2, j]) / p[2]
+    least = np.linalg.svd(J, compute_uv=False)[:, -1].min()
+    return float(least) / 1000.0
+
+
+def resolution(cams: dict[str, Camera]) -> dict[tuple[str, str], float]:
+    """``(camera, region key) -> px/mm`` for every region each camera reads identities in."""
+    return {(name, r.key): px_per_mm(cam, r)
+            for name, cam in cams.items() for r, own in reads(name) if own}
 
 
 def plane_homography(cam: Camera, plane: Plane) -> F64:

@@ -1,7 +1,8 @@
 """Recognition on pixels: calibration from ArUco markers, then cards from each frame.
 
 **Calibration** (:func:`calibrate`): a plate with four ArUco markers (4x4,
-ids 0-3, 120 mm) lies at the centre of the table; each camera finds them,
+ids 0-3, 120 mm) lies at the centre of the table (for a floor camera, on the
+floor beside its seat: ``geometry.plate_place``); each camera finds them,
 and its pose (``solvePnP`` from the markers' 16 corners, the lens's
 intrinsics known) gives the homography of every plane it reads (table top,
 hands, floor). The same frame is checked as a calibration plate is: focus
@@ -101,16 +102,19 @@ def _marker_origins_px(side: int, m: int, pad: int) -> list[tuple[int, int]]:
             (pad, side - pad - m)]
 
 
-def plate_corners_world() -> dict[int, npt.NDArray[np.float64]]:
-    """Marker id -> its 4 corners (ArUco order: TL, TR, BR, BL) in the world, metres."""
+def plate_corners_world(place: g.Plane | None = None) -> dict[int, npt.NDArray[np.float64]]:
+    """Marker id -> its 4 corners (ArUco order: TL, TR, BR, BL) in the world, metres,
+    for the plate lying centred on ``place`` (default: the centre of the table top)."""
+    place = place or g.plate_place("O")
     out = {}
     pad = 0.010
     h = PLATE_HALF
     tl = [(-h + pad, h - pad), (h - pad - MARKER, h - pad), (h - pad - MARKER, -h + pad + MARKER),
           (-h + pad, -h + pad + MARKER)]
     for i, (x, y) in enumerate(tl):
-        out[i] = np.array([[x, y, 0], [x + MARKER, y, 0], [x + MARKER, y - MARKER, 0],
-                           [x, y - MARKER, 0]], dtype=np.float64)
+        out[i] = np.array([place.point(u, w) for u, w in ((x, y), (x + MARKER, y),
+                                                            (x + MARKER, y - MARKER),
+                                                            (x, y - MARKER))], dtype=np.float64)
     return out
 
 
@@ -132,20 +136,25 @@ class CameraCheck:
         return not self.problems
 
 
-FOCUS_MIN = 500.0  # variance of the Laplacian over the plate (sharp: thousands)
+FOCUS_MIN = 500.0  # variance of the Laplacian over the plate (sharp: thousands) ...
+FOCUS_PX_PER_MM = 1.0  # ... judged at this scale of the plate: the blur that matters is in
+# millimetres (a sharp frame with more pixels a millimetre has fewer edges a pixel)
 EXPOSURE_RANGE = (120.0, 245.0)  # mean grey of the plate's paper
 CLIPPED_MAX = 0.01  # share of saturated plate pixels (glare)
 REPROJ_MAX = 2.0
 
 
 def calibrate_camera(cam: g.Camera, frame: U8) -> CameraCheck:
-    """Find the plate in ``frame`` (RGB) and check the picture; the pose if found."""
+    """Find the plate in ``frame`` (RGB), lying where it lies for this camera
+    (:func:`~tablesense.vision.geometry.plate_place`), and check the picture; the pose
+    if found."""
     gray = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY)
     det = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO),
                                   cv2.aruco.DetectorParameters())
     corners, ids, _ = det.detectMarkers(gray)
     problems: list[str] = []
-    world = plate_corners_world()
+    place = g.plate_place(cam.name)
+    world = plate_corners_world(place)
     obj, img = [], []
     if ids is not None:
         for c, i in zip(corners, ids.flatten(), strict=True):
@@ -172,20 +181,25 @@ def calibrate_camera(cam: g.Camera, frame: U8) -> CameraCheck:
                 problems.append(f"markers do not fit a pose ({reproj:.1f} px)")
     # the plate's area in the picture: from the pose, or from the markers found
     mask = np.zeros(gray.shape, np.uint8)
+    scale = 1.0  # the focus's downscale
     if pose is not None:
         h = PLATE_HALF
-        pts = np.array([[-h, -h, 0], [h, -h, 0], [h, h, 0], [-h, h, 0]], dtype=np.float64)
+        pts = np.array([place.point(u, w) for u, w in ((-h, -h), (h, -h), (h, h), (-h, h))],
+                       dtype=np.float64)
         R, C = pose
         q = cam.with_pose(np.asarray(R, dtype=np.float64), np.asarray(C, dtype=np.float64)
                           ).project(pts)
         cv2.fillConvexPoly(mask, np.round(q).astype(np.int32), 255)
+        seen = g.px_per_mm(cam.with_pose(np.asarray(R, dtype=np.float64),
+                                         np.asarray(C, dtype=np.float64)),
+                           g.Region("N", "plate", place, -h, h, -h, h))
+        scale = min(1.0, FOCUS_PX_PER_MM / seen) if seen > 0 else 1.0
     elif img:
         cv2.fillConvexPoly(mask, cv2.convexHull(np.concatenate(img).astype(np.int32)), 255)
     sel = mask > 0
     focus = exposure = clipped = 0.0
     if sel.any():
-        lap = cv2.Laplacian(gray, cv2.CV_64F)
-        focus = float(lap[sel].var())
+        focus = _focus(gray, mask, scale)
         vals = gray[sel]
         paper = vals[vals >= np.percentile(vals, 60)]
         exposure = float(paper.mean()) if paper.size else 0.0
@@ -200,6 +214,17 @@ def calibrate_camera(cam: g.Camera, frame: U8) -> CameraCheck:
     return CameraCheck(cam.name, n, reproj, focus, exposure, clipped, tuple(problems), pose)
 
 
+def _focus(gray: U8, mask: U8, scale: float) -> float:
+    """The variance of the Laplacian over the plate (``mask``), the frame first scaled by
+    ``scale`` (averaging pixels: INTER_AREA)."""
+    if scale < 1.0:
+        size = (max(1, round(gray.shape[1] * scale)), max(1, round(gray.shape[0] * scale)))
+        gray = cv2.resize(gray, size, interpolation=cv2.INTER_AREA)
+        mask = cv2.resize(mask, size, interpolation=cv2.INTER_NEAREST)
+    lap = cv2.Laplacian(gray, cv2.CV_64F)
+    return float(lap[mask > 0].var())
+
+
 def calibrated(cam: g.Camera, check: CameraCheck) -> g.Camera:
     """The camera with the pose its calibration found."""
     if check.pose is None:
@@ -210,15 +235,9 @@ def calibrated(cam: g.Camera, check: CameraCheck) -> g.Camera:
 
 # -- recognition -------------------------------------------------------------------------
 def reads(camera: str) -> list[tuple[g.Region, bool]]:
-    """The regions a camera reads, and whether it sees each from its face side.
-
-    The overhead camera reads the table top and the floor; a seat's eye-line
-    camera reads the hands: its own from the holder's side, the others' from
-    their backs (a card turned outwards).
-    """
-    if camera == "O":
-        return [(r, True) for r in g.ALL_REGIONS if r.kind in ("table", "floor")]
-    return [(r, r.seat == camera) for r in g.ALL_REGIONS if r.kind == "hand"]
+    """The regions a camera reads, and whether it sees each from its face side: the
+    rig's (:func:`tablesense.vision.geometry.reads`)."""
+    return g.reads(camera)
 
 
 _Read = tuple[float, int, int, str]  # conf, the glyph cell's x and y, the card

@@ -29,7 +29,7 @@ FELT = (28, 104, 62)
 FELT_LINE = (44, 124, 80)
 RIM = (74, 50, 34)
 SKIN = (196, 150, 122)
-LEVELS = (4.0, 2.0, 1.0, 0.5, 0.25)  # px/mm of the card textures
+LEVELS = (8.0, 4.0, 2.0, 1.0, 0.5, 0.25)  # px/mm of the card textures (the rig reads 3-6)
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,7 @@ class Renderer:
                                                           for r in g.ALL_REGIONS}
         self._H = {(name, key): g.plane_homography(cam, r.plane)
                    for name, cam in cameras.items() for key, r in self._regions.items()}
-        self._last: dict[str, tuple[dict[str, tuple[Placed, Box, float]], Image.Image,
-                                    Image.Image]] = {}
+        self._last: dict[str, tuple[dict[str, tuple[Placed, Box, float]], Image.Image]] = {}
         self._normal = {key: r.plane.normal for key, r in self._regions.items()}
         # per camera: regions far to near, and whether it sees each region's face side
         self._order = {name: self._far_first(cam) for name, cam in cameras.items()}
@@ -111,6 +110,12 @@ class Renderer:
 
     def _draw_background(self, cam: g.Camera) -> Image.Image:
         img = Image.new("RGB", (cam.width, cam.height), FLOOR)
+        self._draw_table(img, cam)
+        return img
+
+    @staticmethod
+    def _draw_table(img: Image.Image, cam: g.Camera) -> None:
+        """The table (its edge, the felt, the zones' lines) over what ``img`` shows."""
         d = ImageDraw.Draw(img)
         h = g.HALF
         rim = [np.array([x, y, 0.0]) for x, y in ((-h, -h), (h, -h), (h, h), (-h, h))]
@@ -131,7 +136,6 @@ class Renderer:
                 q = _project_poly(cam, corners)
                 if q is not None:
                     d.line([*q, q[0]], fill=FELT_LINE, width=1)
-        return img
 
     # -- cards ------------------------------------------------------------------------
     def _card_homography(self, name: str, p: Placed, lv: float) -> np.ndarray:
@@ -208,18 +212,35 @@ class Renderer:
     def render_plate(self, name: str, plate: np.ndarray, half: float,
                      cond: Conditions | None = None) -> Image.Image:
         """Camera ``name``'s frame of the calibration plate (an RGB image of a square
-        ``2 * half`` metres a side) lying at the centre of the empty table."""
-        img = self.background(name).copy()
+        ``2 * half`` metres a side) lying where it lies for that camera
+        (:func:`~tablesense.vision.geometry.plate_place`): at the centre of the empty
+        table, or on the floor, where the table hides what is behind it."""
+        cam = self.cameras[name]
+        place = g.plate_place(name)
+        below = place.origin[2] < 0
+        img = Image.new("RGB", (cam.width, cam.height), FLOOR) if below else \
+            self.background(name).copy()
         tex = Image.fromarray(plate)
         s = 2 * half / tex.width
-        # the South seat's table plane: u = x, w = y + HALF
-        A = np.array([[s, 0, -half], [0, -s, half + g.HALF], [0, 0, 1]])
-        H = self._H[(name, ("S", "table"))] @ A
-        img.paste(tex.transform(img.size, Image.Transform.PERSPECTIVE, _coeffs(H),
-                                Image.Resampling.BILINEAR),
-                  (0, 0),
-                  Image.new("L", tex.size, 255).transform(img.size, Image.Transform.PERSPECTIVE,
-                                                          _coeffs(H), Image.Resampling.BILINEAR))
+        A = np.array([[s, 0, -half], [0, -s, half], [0, 0, 1]])
+        H = g.plane_homography(cam, place) @ A
+        # only the plate's box in the frame is transformed (a 12 MP frame takes seconds)
+        c = H @ np.array([[0, tex.width, tex.width, 0], [0, 0, tex.height, tex.height],
+                          [1, 1, 1, 1]], dtype=np.float64)
+        xs, ys = c[0] / c[2], c[1] / c[2]
+        x0, y0 = max(0, math.floor(xs.min())), max(0, math.floor(ys.min()))
+        x1, y1 = min(cam.width, math.ceil(xs.max()) + 1), min(cam.height, math.ceil(ys.max()) + 1)
+        if x1 > x0 and y1 > y0:
+            Hb = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ H
+            size = (x1 - x0, y1 - y0)
+            img.paste(tex.transform(size, Image.Transform.PERSPECTIVE, _coeffs(Hb),
+                                    Image.Resampling.BILINEAR),
+                      (x0, y0),
+                      Image.new("L", tex.size, 255).transform(
+                          size, Image.Transform.PERSPECTIVE, _coeffs(Hb),
+                          Image.Resampling.BILINEAR))
+        if below:
+            self._draw_table(img, cam)
         return apply_conditions(img, cond or Conditions(), f"{name}/plate")
 
     def update(self, name: str, cards: list[Placed], cond: Conditions | None = None,
@@ -233,9 +254,8 @@ class Renderer:
         cam = self.cameras[name]
         last = self._last.get(name)
         if last is None:
-            last = ({}, self.background(name).copy(),
-                    apply_conditions(self.background(name).copy(), cond, f"{name}/bg"))
-        boxes, clean, out = last
+            last = ({}, apply_conditions(self.background(name).copy(), cond, f"{name}/bg"))
+        boxes, out = last
         placed = {p.card: p for p in cards}
         dirty: list[Box] = []
         now: dict[str, tuple[Placed, Box, float]] = {}
@@ -252,7 +272,7 @@ class Renderer:
                 dirty.append(where[0])
         dirty.extend(box for card, (_, box, _) in boxes.items() if card not in placed)
         if not dirty:
-            self._last[name] = (now, clean, out)
+            self._last[name] = (now, out)
             return out, None
         # each patch where something changed is redrawn on its own (a card played from
         # a hand to the trick: two small patches, not the box around both)
@@ -264,10 +284,9 @@ class Renderer:
                 if b[2] <= box[0] or b[0] >= box[2] or b[3] <= box[1] or b[1] >= box[3]:
                     continue
                 self._draw_card(crop, name, p, lv, b, origin=(box[0], box[1]))
-            clean.paste(crop, box[:2])
             out.paste(apply_conditions(crop, cond, f"{name}/{frame_no}", box=box,
                                        frame=(cam.width, cam.height)), box[:2])
-        self._last[name] = (now, clean, out)
+        self._last[name] = (now, out)
         return out, (min(b[0] for b in dirty), min(b[1] for b in dirty),
                      min(max(b[2] for b in dirty), cam.width),
                      min(max(b[3] for b in dirty), cam.height))
@@ -298,22 +317,25 @@ def _rgba(card: str, lv: float) -> Image.Image:
     return (card_back(lv) if card == "back" else card_face(card, lv)).convert("RGBA")
 
 
-@lru_cache(maxsize=16)
-def _gain_map(w: int, h: int, vignette: float, gain: float,
-              tint: tuple[float, float, float]) -> np.ndarray:
-    """Per pixel and channel: the lens's vignetting times the light's gain and tint."""
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    r2 = ((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2
-    out: np.ndarray = ((1.0 - vignette * r2 / 2)[..., None]
-                       * (np.array(tint, dtype=np.float32) * gain)).astype(np.float32)
+def _vignette(c: Conditions, fw: int, fh: int, box: Box) -> np.ndarray:
+    """Per pixel of ``box``: the lens's vignetting, worked out for the box alone (a map
+    of a whole 12 MP frame, kept per size, would be 50 MB)."""
+    x0, y0, x1, y1 = box
+    yy = ((np.arange(y0, y1, dtype=np.float32) - fh / 2) / (fh / 2)) ** 2
+    xx = ((np.arange(x0, x1, dtype=np.float32) - fw / 2) / (fw / 2)) ** 2
+    out: np.ndarray = 1.0 - np.float32(c.vignette / 2) * (yy[:, None] + xx[None, :])
     return out
 
 
-@lru_cache(maxsize=16)
-def _noise_bank(w: int, h: int, sigma: float, seed: int) -> np.ndarray:
-    """Sensor noise for twice a frame; each frame reads it at a random offset."""
+NOISE_TILE = 1024  # sensor noise repeats at this period: a bank the size of a frame
+# (twice over, to be read at random offsets) would be 600 MB at 12 MP
+
+
+@lru_cache(maxsize=8)
+def _noise_bank(sigma: float, seed: int) -> np.ndarray:
+    """A tile of sensor noise; each frame reads it at a random offset, wrapping."""
     rng = np.random.default_rng(seed)
-    out: np.ndarray = rng.normal(0, sigma, size=(2 * h, 2 * w, 3)).astype(np.float32)
+    out: np.ndarray = rng.normal(0, sigma, size=(NOISE_TILE, NOISE_TILE, 3)).astype(np.float32)
     return out
 
 
@@ -335,8 +357,10 @@ def apply_conditions(img: Image.Image, c: Conditions, key: str, box: Box | None 
     if plain:
         return img
     w, h = img.size
-    a = np.asarray(img, dtype=np.float32) * _gain_map(fw, fh, c.vignette, c.gain,
-                                                        c.tint)[oy:oy + h, ox:ox + w]
+    a = np.asarray(img, dtype=np.float32)
+    if c.vignette:
+        a *= _vignette(c, fw, fh, (ox, oy, ox + w, oy + h))[..., None]
+    a *= np.array(c.tint, dtype=np.float32) * np.float32(c.gain)
     if c.glare:
         gx, gy = place.uniform(0.25, 0.75) * fw, place.uniform(0.25, 0.75) * fh
         rad = c.glare_radius * fw
@@ -344,10 +368,15 @@ def apply_conditions(img: Image.Image, c: Conditions, key: str, box: Box | None 
         spot = c.glare * np.exp(-(((xx - gx) ** 2 + ((yy - gy) * 1.4) ** 2) / (2 * rad ** 2)))
         a += spot[..., None]
     if c.noise:
-        bank = _noise_bank(fw, fh, c.noise, c.seed)
+        bank = _noise_bank(c.noise, c.seed)
         r = random.Random(zlib.crc32(f"{c.seed}/{key}/{ox},{oy}".encode()))
-        nx, ny = r.randrange(fw), r.randrange(fh)
-        a += bank[ny + oy:ny + oy + h, nx + ox:nx + ox + w]
+        nx, ny = r.randrange(NOISE_TILE), r.randrange(NOISE_TILE)
+        t = NOISE_TILE
+        tile = np.roll(bank, (-((ny + oy) % t), -((nx + ox) % t)), axis=(0, 1))
+        for y in range(0, h, t):
+            for x in range(0, w, t):
+                blk = a[y:y + t, x:x + t]
+                blk += tile[:blk.shape[0], :blk.shape[1]]
     np.clip(a, 0, 255, out=a)
     return Image.fromarray(a.astype(np.uint8))
 
