@@ -148,7 +148,7 @@ class Renderer:
         H: np.ndarray = self._H[(name, (p.seat, p.region))] @ A
         return H
 
-    def _place(self, name: str, p: Placed) -> tuple[Box, float] | None:
+    def where(self, name: str, p: Placed) -> tuple[Box, float] | None:
         """The card's bounding box in the frame and its texture level, or None if unseen."""
         cam = self.cameras[name]
         H = self._card_homography(name, p, 1.0)
@@ -204,7 +204,7 @@ class Renderer:
         """Camera ``name``'s whole frame of ``cards`` under ``cond`` (frame_no varies noise)."""
         img = self.background(name).copy()
         for p in self._ordered(name, cards):
-            where = self._place(name, p)
+            where = self.where(name, p)
             if where is not None:
                 self._draw_card(img, name, p, where[1], where[0])
         return apply_conditions(img, cond or Conditions(), f"{name}/{frame_no}")
@@ -266,7 +266,7 @@ class Renderer:
                 continue
             if old is not None:
                 dirty.append(old[1])
-            where = self._place(name, p)
+            where = self.where(name, p)
             if where is not None:
                 now[card] = (p, where[0], where[1])
                 dirty.append(where[0])
