@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from tablesense import __version__
 
 COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports", "export", "record", "codes",
-                              "demo", "sim", "maint", "deck", "calibrate", "firmware")
+                              "demo", "sim", "maint", "deck", "calibrate", "firmware",
+                              "camera")
 
 
 def build_parser() -> argparse.ArgumentParser:

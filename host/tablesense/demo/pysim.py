@@ -152,11 +152,61 @@ class PySimCore:
 class ReaderCore(Protocol):
     """A reader's logic, behind :class:`PySimReader`'s wire: ``scan`` once configured."""
 
-    reads: int
+    @property
+    def reads(self) -> int:
+        """Card reads so far (the heartbeat's count)."""
+        ...
 
     def advance(self, now: int) -> None: ...
 
     def scan(self, now: int) -> list[dict[str, Any]]: ...
+
+
+class Wire(Protocol):
+    """What a reader's frames travel on: ``port`` is what the host opens."""
+
+    port: str
+
+    def write(self, data: bytes) -> None: ...
+
+    def read(self, timeout: float) -> bytes:
+        """What arrived within ``timeout`` seconds (b"": nothing)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class PtyWire:
+    """A pty: the reader holds the master, the host opens ``port`` (the slave's path)."""
+
+    def __init__(self) -> None:
+        self.master, self._slave = os.openpty()
+        tty.setraw(self._slave)
+        self.port = os.ttyname(self._slave)
+
+    def write(self, data: bytes) -> None:
+        if self.master < 0:
+            return
+        with contextlib.suppress(OSError):  # nobody has the port open (yet): the bytes wait
+            os.write(self.master, data)
+
+    def read(self, timeout: float) -> bytes:
+        fd = self.master
+        if fd < 0:
+            return b""
+        try:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            return os.read(fd, 4096) if ready else b""
+        except OSError:
+            time.sleep(timeout)  # the host has not opened its end yet
+            return b""
+
+    def close(self) -> None:
+        fds, self.master, self._slave = (self.master, self._slave), -1, -1
+        for fd in fds:
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
 
 class PySimReader:
@@ -165,7 +215,8 @@ class PySimReader:
     def __init__(self, seat: str, scenario: list[dict[str, Any]], *, zero: float | None = None,
                  serial: str | None = None, reader_id: int | None = None,
                  profile: Profile | None = None, seed: int = 1,
-                 core: ReaderCore | None = None, beat_thread: bool = False) -> None:
+                 core: ReaderCore | None = None, beat_thread: bool = False,
+                 wire: Wire | None = None) -> None:
         if seat not in SEATS:
             raise ValueError(f"seat {seat!r}: expected one of N E S W")
         self.seat = seat
@@ -187,9 +238,9 @@ class PySimReader:
         self._decoder = codec.Decoder()
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self.master, self._slave = os.openpty()
-        tty.setraw(self._slave)
-        self.port = os.ttyname(self._slave)
+        # ``wire``: a real board's port (tablesense.vision.wires); by default a pty
+        self.wire: Wire = wire or PtyWire()
+        self.port = self.wire.port
         # ``beat_thread``: heartbeats from a timer of their own, as a board whose scans
         # take long (a camera pipeline) must still beat once a second
         self._beats = beat_thread
@@ -206,11 +257,7 @@ class PySimReader:
         self._stop.set()
         self._thread.join(timeout)
         with self._lock:
-            fds, self.master, self._slave = (self.master, self._slave), -1, -1
-        for fd in fds:
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            self.wire.close()
         return 0
 
     def now(self) -> int:
@@ -273,22 +320,11 @@ class PySimReader:
                 self._write(self._wire.pop(0)[1])
 
     def _write(self, data: bytes) -> None:
-        if self.master < 0:
-            return
-        with contextlib.suppress(OSError):  # nobody has the port open (yet): the bytes wait
-            os.write(self.master, data)
+        self.wire.write(data)
 
     def _receive(self, timeout: float) -> None:
-        fd = self.master
-        if fd < 0:
-            return
-        try:
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
-                return
-            data = os.read(fd, 4096)
-        except OSError:
-            time.sleep(timeout)  # the host has not opened its end yet
+        data = self.wire.read(timeout)
+        if not data:
             return
         for f in self._decoder.feed(data):
             if isinstance(f, codec.Frame) and f.reader == self.reader_id:

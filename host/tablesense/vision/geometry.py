@@ -176,6 +176,18 @@ class Camera:
     def with_pose(self, R: F64, C: F64) -> Camera:
         return Camera(self.name, self.width, self.height, self.K, R, C)
 
+    def resized(self, width: int, height: int) -> Camera:
+        """The same lens and pose, its sensor read out at ``width`` x ``height`` (the same
+        field of view, fewer or more pixels); ValueError if that is another shape."""
+        if (width, height) == (self.width, self.height):
+            return self
+        if abs(width * self.height - height * self.width) > 0.01 * self.width * self.height:
+            raise ValueError(f"camera {self.name}: a {width}x{height} frame is not the shape "
+                             f"of its {self.width}x{self.height} sensor")
+        k = width / self.width
+        K: F64 = self.K * np.array([[k, 1, k], [1, k, k], [1, 1, 1]])
+        return Camera(self.name, width, height, K, self.R, self.C)
+
 
 def look_at(C: F64, target: F64, image_up: F64) -> F64:
     fwd = target - C

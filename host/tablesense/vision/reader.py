@@ -28,14 +28,12 @@ import numpy as np
 
 from tablesense.contract.vocab import SEATS
 from tablesense.demo.pysim import DEBOUNCE_MS, PySimReader
-from tablesense.onboard.debounce import Debouncer
 from tablesense.vision import geometry as g
-from tablesense.vision.fuse import Fuser
+from tablesense.vision.board import Reading, Seen, debouncers, observe_fields
 from tablesense.vision.pipeline import (
     PLATE_HALF,
     CameraCheck,
     Recogniser,
-    Sighting,
     calibrate_camera,
     calibrated,
     plate_image,
@@ -46,7 +44,6 @@ from tablesense.vision.scene import Scene
 FRAME_MS = 40  # moves this close share a frame; frames only when something moved
 SETTLE_MAX_MS = 100  # the next frame waits at most this long for the last one's changes
 HOLD_MAX_MS = 1000  # a release waits at most this long for the last one's to be reported
-Seen = dict[str, dict[str, tuple[Any, ...]]]  # seat -> card -> (zone, face, level, seen_by, conf)
 
 
 class CalibrationError(RuntimeError):
@@ -74,13 +71,12 @@ class VisionCore:
         bad = [f"{c.camera}: {', '.join(c.problems)}" for c in self.checks.values() if not c.ok]
         if bad:
             raise CalibrationError("; ".join(bad))
-        self.recognisers = {name: Recogniser(calibrated(cam, self.checks[name]))
-                            for name, cam in self.rig.items()}
-        self.fuser = Fuser()
-        self.debouncers = {s: Debouncer(debounce_ms) for s in SEATS}
+        self.reading = Reading({name: Recogniser(calibrated(cam, self.checks[name]))
+                                for name, cam in self.rig.items()})
+        self.recognisers = self.reading.recognisers
+        self.debouncers = debouncers(debounce_ms)
         self.frame_ms = frame_ms
         self.frames = 0
-        self.reads = 0
         self._next = 0
         self.lag = 0  # ms from a move to the release of its frame's reading (never shrinks)
         self.taken = -10**9  # when the last frame was taken (the board's clock)
@@ -107,22 +103,17 @@ class VisionCore:
             moved = True
         return moved
 
+    @property
+    def reads(self) -> int:
+        return self.reading.reads
+
     def look(self) -> Seen:
         """One frame from each camera, read and fused: what each seat's cards look like."""
         self.frames += 1
         placed = self.scene.placed()
-        sightings: list[Sighting] = []
-        for name, rec in self.recognisers.items():
-            img, _ = self.renderer.update(name, placed, self.cond, self.frames)
-            # the recogniser tells a changed region from a still one by its pixels alone
-            sightings.extend(rec.recognise(np.asarray(img)))
-        fused = self.fuser.fuse(sightings)
-        seen: dict[str, dict[str, tuple[Any, ...]]] = {s: {} for s in SEATS}
-        for card, o in fused.items():
-            seen[o.seat][card] = (o.zone, o.face, o.level, o.seen_by,
-                                  None if o.conf >= 0.998 else round(o.conf, 3))
-        self.reads += len(fused)
-        return seen
+        return self.reading.read({
+            name: np.asarray(self.renderer.update(name, placed, self.cond, self.frames)[0])
+            for name in self.recognisers})
 
     def _settled(self, now: int) -> bool:
         """The board may take its next frame: the last one is released and its changes
@@ -174,20 +165,7 @@ class VisionCore:
                 # late only by the scan's phase is not behind)
                 self.lag += now - self._held_since
                 self._held_since = None
-        out: list[dict[str, Any]] = []
-        for seat, deb in self.debouncers.items():
-            for card, obs in deb.update(now, self._seen.get(seat, {})):
-                f: dict[str, Any] = {"seat": seat, "card": card, "t": now & 0xFFFFFFFF}
-                if obs is None:
-                    f.update(zone="gone", face="unknown", level="unknown")
-                else:
-                    f.update(zone=obs[0], face=obs[1], level=obs[2])
-                    if obs[3] is not None:
-                        f["seen_by"] = [s for s in obs[3] if s != seat]
-                    if obs[4] is not None and obs[4] < 1:
-                        f["conf"] = obs[4]
-                out.append(f)
-        return out
+        return observe_fields(self.debouncers, now, self._seen)
 
 
 def vision_core(scenario: list[dict[str, Any]], conditions: str = "clean") -> VisionCore:
