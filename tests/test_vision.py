@@ -198,4 +198,4 @@ def test_the_calibrate_command(tmp_path: Any, capsys: pytest.CaptureFixture[str]
     assert "out of focus" in capsys.readouterr().out
     (tmp_path / "N.png").write_bytes(b"not a png")
     assert main(["calibrate", "--frames", str(tmp_path)]) == 2
-    assert "N.png: cannot read" in capsys.readouterr().out
+    assert "N.png: cannot read" in capsys.readouterr().err

@@ -8,7 +8,8 @@ not build up a backlog, which would make the board report later and later):
 
 * a device (``/dev/video0``, or its index ``0``) through V4L2;
 * a stream (``rtsp://``, ``http://``, ``https://``) or a file through FFmpeg;
-  a file is played at its own frame rate (as the camera that recorded it
+  a file holds its first frame until :meth:`Source.play` (the board's
+  CONFIG), then plays at its own frame rate (as the camera that recorded it
   delivered it), and its last frame stays the board's view once it ends.
 
 A source that cannot be opened, or gives no frame, raises :class:`SourceError`
@@ -37,6 +38,7 @@ STREAMS = ("rtsp://", "rtsps://", "http://", "https://")
 DEFAULT_FPS = 25.0  # a file that does not say its frame rate
 OPEN_TIMEOUT_S = 10.0  # the first frame of a source comes within this, or it is refused
 REOPEN_MAX_S = 5.0
+SETTLE_S = 2.0  # a live camera's frames are used for calibration after this long
 
 
 class SourceError(Exception):
@@ -106,9 +108,14 @@ class Source:
         self.ended = False  # a file's last frame was read
         self.reopened = 0
         self._frame: U8 | None = None
+        self._first: U8 | None = None
+        self._opened = time.monotonic()
         self._lock = threading.Lock()
         self._got = threading.Condition(self._lock)
         self._stop = threading.Event()
+        self._playing = threading.Event()  # a file holds at its first frame until play()
+        if self.kind != "file":
+            self._playing.set()
         self._thread = threading.Thread(target=self._run, name=f"capture-{spec}", daemon=True)
         self._thread.start()
 
@@ -119,14 +126,24 @@ class Source:
             return self.frames, self._frame
 
     def first(self, timeout: float = OPEN_TIMEOUT_S) -> U8:
-        """The first frame, waiting up to ``timeout`` s for it; :class:`SourceError` if none."""
+        """The frame to calibrate on, waiting up to ``timeout`` s for it: a file's first
+        frame; a live camera's newest once it has run ``SETTLE_S`` (its automatic exposure
+        and white balance settle in the first frames). The same frame on every call;
+        :class:`SourceError` if none came."""
+        if self._first is not None:
+            return self._first
+        settle = 0.0 if self.kind == "file" else SETTLE_S
+        deadline = time.monotonic() + max(timeout, settle)
         with self._got:
             self._got.wait_for(lambda: self._frame is not None or self.ended, timeout)
+            while self._frame is not None and time.monotonic() < self._opened + settle:
+                self._got.wait(max(0.0, min(self._opened + settle, deadline) - time.monotonic()))
             frame = self._frame
         if frame is None:
             self.close()
             raise SourceError(f"{self.spec}: opened, but no frame came "
                               f"within {timeout:.0f} s")
+        self._first = frame
         return frame
 
     def wait(self, after: int, timeout: float) -> int:
@@ -135,8 +152,14 @@ class Source:
             self._got.wait_for(lambda: self.frames > after or self.ended, timeout)
             return self.frames
 
+    def play(self) -> None:
+        """A file goes on from its first frame (the board looks from its CONFIG on, and a
+        recording should not have played meanwhile); a live source always runs."""
+        self._playing.set()
+
     def close(self) -> None:
         self._stop.set()
+        self._playing.set()
         if threading.current_thread() is not self._thread:
             self._thread.join(2.0)
         self._cap.release()
@@ -161,7 +184,7 @@ class Source:
                 continue
             pause = 0.2
             rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-            if self.realtime:
+            if self.realtime and self.frames:
                 due += period
                 if self._stop.wait(max(0.0, due - time.monotonic())):
                     return
@@ -169,6 +192,9 @@ class Source:
                 self._frame = np.ascontiguousarray(rgb)
                 self.frames += 1
                 self._got.notify_all()
+            if not self._playing.is_set():
+                self._playing.wait()
+                due = time.monotonic()
 
     def _reopen(self) -> None:
         self._cap.release()

@@ -110,6 +110,7 @@ class LiveCore:
         self.frames = 0  # frames the board has read (one a camera a look)
         self._read: dict[str, int] = dict.fromkeys(sources, 0)  # newest frame read, a camera
         self._seen: Seen = {}
+        self._playing = False
         self.rejected: dict[str, int] = {}  # frames not read, a camera (not the calibrated size)
 
     @property
@@ -146,6 +147,10 @@ class LiveCore:
 
     def scan(self, now: int) -> list[dict[str, Any]]:
         """One scan at ``now``: the OBSERVE fields of the changes it commits."""
+        if not self._playing:  # configured: a recording plays from here
+            self._playing = True
+            for src in self.sources.values():
+                src.play()
         self.look()
         return observe_fields(self.debouncers, now, self._seen)
 
