@@ -4,7 +4,8 @@ The plate is the one :func:`~tablesense.vision.pipeline.plate_image` draws
 for the simulated cameras (400 mm square, four 4x4 ArUco markers of 120 mm,
 ids 0-3, one in each corner, 10 mm from the edges), in black on white, with
 a 100 mm bar and a line of text in the middle to check the print's scale
-with a ruler: printed at 100 % (no "fit to page"), each marker's black
+with a ruler, and its top edge marked (marker 0 is the top-left one: the
+plate lies with that edge towards North, or, on the floor, towards the table): printed at 100 % (no "fit to page"), each marker's black
 square measures 120 mm. A PNG says its resolution in its ``pHYs`` chunk; a
 PDF's page is the plate's size (Pillow writes the page as the image's size
 at ``resolution``), so a printer's "actual size" prints it right.
@@ -39,12 +40,14 @@ def printable(dpi: int = DEFAULT_DPI) -> Image.Image:
         d.rectangle((x - round(0.2 * ppm), y - round(4 * ppm), x + round(0.2 * ppm),
                      y + round(6 * ppm)), fill=0)
     font = ImageFont.load_default(size=max(8, round(4 * ppm)))
-    lines = (f"tablesense calibration plate: {2 * PLATE_HALF * 1000:.0f} mm square",
+    lines = ("THIS EDGE TOWARDS NORTH (on the floor: towards the table)",
+             f"tablesense calibration plate: {2 * PLATE_HALF * 1000:.0f} mm square",
              f"print at 100 % (actual size): this bar is {BAR_MM:.0f} mm, "
              f"each marker {MARKER * 1000:.0f} mm")
     for i, text in enumerate(lines):
         w = d.textlength(text, font=font)
-        d.text(((side - w) / 2, y - round((16 - 7 * i) * ppm)), text, fill=0, font=font)
+        top = round(12 * ppm) if i == 0 else y - round((16 - 7 * (i - 1)) * ppm)
+        d.text(((side - w) / 2, top), text, fill=0, font=font)
     return img
 
 
