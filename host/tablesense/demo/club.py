@@ -228,13 +228,15 @@ class TableDriver:
             if not self._wait_until(self.anchor + step.at):
                 return
             waited = self.tail.poll() < step.readers_before
-            if not self._barrier(step.readers_before, BOOT_WAIT_S if self.booting
+            boot_wait = (max(BOOT_WAIT_S, self.club.barrier_s)
+                         if self.club.reader_kind == "vision" else BOOT_WAIT_S)
+            if not self._barrier(step.readers_before, boot_wait if self.booting
                                  else self.club.barrier_s):
                 if self.club.stopping.is_set():
                     return
                 if self.booting:
                     raise DemoError(f"table {self.table}: the readers reported nothing in "
-                                    f"{BOOT_WAIT_S:.0f} s")
+                                    f"{boot_wait:.0f} s")
                 self.lagging += 1
                 log.warning("event=demo-lagging table=%s step_at=%d seen=%d want=%d",
                             self.table, step.at, self.tail.observes, step.readers_before)
@@ -408,7 +410,7 @@ class Club:
             what += f" ({self.python_why})"
         if self.noisy:
             what += f" with noise profile {self.profile.name}"
-        count = (f"{len(self.tables)} camera boards of 5 cameras, one a table"
+        count = (f"{len(self.tables)} camera boards of 9 cameras, one a table"
                  if self.reader_kind == "vision"
                  else f"{4 * len(self.tables)} camera readers")
         self.say(f"demo: {len(self.tables)} tables x {self.boards} boards, {what} "

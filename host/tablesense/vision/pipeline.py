@@ -251,6 +251,7 @@ class _RegionView:
     M: npt.NDArray[np.float64]  # rectified px -> frame px
     size: tuple[int, int]
     roi: tuple[int, int, int, int] | None
+    step: int = 1  # the change test samples every step-th pixel (about one a millimetre)
     last: U8 | None = None
     sightings: list[Sighting] = field(default_factory=list)
     # ink blob (x, y) -> the index window's block means when it was read, and the read
@@ -344,8 +345,9 @@ class Recogniser:
                 if x1 > x0 and y1 > y0:
                     roi = (int(x0), int(y0), int(x1), int(y1))
             if roi is not None:
+                step = max(1, int(g.px_per_mm(cam, region)))
                 self.views.append(_RegionView(region, own, M, g.rect_size(region, px_per_m),
-                                              roi))
+                                              roi, step))
         self.t = templates()
         self.regions_read = 0
         self.indexes_read = 0
@@ -356,10 +358,14 @@ class Recogniser:
         for v in self.views:
             assert v.roi is not None
             x0, y0, x1, y1 = v.roi
-            small: U8 = cv2.resize(cv2.cvtColor(np.ascontiguousarray(frame[y0:y1, x0:x1]),
-                                            cv2.COLOR_RGB2GRAY),
-                               (max(1, (x1 - x0) // 8), max(1, (y1 - y0) // 8)),
-                               interpolation=cv2.INTER_AREA)
+            # block means of 8 x 8 samples, a sample every ``step`` pixels: a block is
+            # 8 mm or so at any camera's resolution, its noise averaged over 64 pixels
+            # as at 1 px/mm, and the test reads a ninth of a 3 px/mm frame, not all of it
+            k = v.step
+            sample = np.ascontiguousarray(frame[y0:y1:k, x0:x1:k])
+            small: U8 = cv2.resize(cv2.cvtColor(sample, cv2.COLOR_RGB2GRAY),
+                                   (max(1, sample.shape[1] // 8), max(1, sample.shape[0] // 8)),
+                                   interpolation=cv2.INTER_AREA)
             changed = (force or v.last is None or v.last.shape != small.shape
                        or float(cv2.absdiff(small, v.last).max()) > CHANGE_LEVEL)
             if changed:

@@ -5,7 +5,8 @@ for the simulated cameras (400 mm square, four 4x4 ArUco markers of 120 mm,
 ids 0-3, one in each corner, 10 mm from the edges), in black on white, with
 a 100 mm bar and a line of text in the middle to check the print's scale
 with a ruler, and its top edge marked (marker 0 is the top-left one: the
-plate lies with that edge towards North, or, on the floor, towards the table): printed at 100 % (no "fit to page"), each marker's black
+plate lies with that edge towards North, or, on the floor, towards the table):
+printed at 100 % (no "fit to page"), each marker's black
 square measures 120 mm. A PNG says its resolution in its ``pHYs`` chunk; a
 PDF's page is the plate's size (Pillow writes the page as the image's size
 at ``resolution``), so a printer's "actual size" prints it right.

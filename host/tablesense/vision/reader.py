@@ -74,6 +74,11 @@ class VisionCore:
         self.reading = Reading({name: Recogniser(calibrated(cam, self.checks[name]))
                                 for name, cam in self.rig.items()})
         self.recognisers = self.reading.recognisers
+        # the board looks at the empty table once before its clock starts, as a real one
+        # does while it boots: the camera's noise over a whole frame, and every region read
+        # once, are not paid for by the first move (a second a camera at the rig's size)
+        for name, rec in self.recognisers.items():
+            rec.recognise(np.asarray(self.renderer.update(name, [], self.cond, 0)[0]))
         self.debouncers = debouncers(debounce_ms)
         self.frame_ms = frame_ms
         self.frames = 0
