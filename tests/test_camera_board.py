@@ -12,8 +12,10 @@ board reads whichever cameras it is given.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -198,6 +200,54 @@ def test_a_video_file_reaches_the_daemon_as_observations(
     assert got[0]["seen_by"] == ["N", "E", "W"] and got[3]["seen_by"] == []
     ts = [f["t"] for f in got]  # the board's clock
     assert ts == sorted(ts)
+
+
+class Bridge:
+    """A serial-over-TCP bridge, as ser2net is: the board's serial side connects to one
+    listening port (``--port socket://...``: the board as a client, through pyserial),
+    the daemon's link to the other, and the bytes go across both ways."""
+
+    def __init__(self) -> None:
+        self.board_side = socket.create_server(("127.0.0.1", 0))
+        self.host_side = socket.create_server(("127.0.0.1", 0))
+        self.board_url = f"socket://127.0.0.1:{self.board_side.getsockname()[1]}"
+        self.host_url = f"socket://127.0.0.1:{self.host_side.getsockname()[1]}"
+        self.conns: list[socket.socket] = []
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        a, _ = self.board_side.accept()
+        b, _ = self.host_side.accept()
+        self.conns += [a, b]
+        threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+        self._pump(b, a)
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(4096):
+                dst.sendall(data)
+
+    def close(self) -> None:
+        for s in (*self.conns, self.board_side, self.host_side):
+            s.close()
+
+
+def test_the_board_on_a_serial_port_url(videos: dict[str, Path],
+                                        board: Callable[..., Board]) -> None:
+    bridge = Bridge()
+    try:
+        b = board("--source", f"O={videos['play']}", "--port", bridge.board_url)
+        assert b.port() == bridge.board_url
+        daemon = Daemon(bridge.host_url)
+        try:
+            assert until(lambda: any(f["card"] == "D7" for f in daemon.observed()), 90), \
+                daemon.observed()
+        finally:
+            daemon.stop()
+    finally:
+        bridge.close()
+    assert [f["card"] for f in daemon.observed()][:1] == ["SA"]
 
 
 def test_calibrate_takes_a_live_frame_and_the_board_uses_its_poses(
