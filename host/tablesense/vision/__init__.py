@@ -4,7 +4,8 @@ Needs the ``camera`` extra (numpy, opencv-python-headless, Pillow); the host
 daemon never imports this package.
 
 * :mod:`.geometry`: the table in metres, the seats' zones and hand planes, the
-  cameras of one table (an overhead camera and one at each seat's eye line);
+  cameras of one table (overhead, floor, and one at each seat's eye line), and
+  the px/mm each gives where it reads;
 * :mod:`.deck`: what a card looks like (jumbo corner index, back) and the
   templates the recogniser matches;
 * :mod:`.render`: frames of the simulated table from each camera's pose (Pillow),
@@ -13,6 +14,13 @@ daemon never imports this package.
   exposure, glare) and recognition of one frame into sightings;
 * :mod:`.fuse`: one table's sightings from all cameras into card observations
   (zone, face, level, ``seen_by``, ``conf``);
+* :mod:`.board`: what either board does with its frames: read, fuse, debounce,
+  OBSERVE fields;
 * :mod:`.reader`: the simulated camera board (the real pipeline on rendered
-  frames) speaking the wire protocol.
+  frames) speaking the wire protocol;
+* :mod:`.capture`, :mod:`.live`, :mod:`.wires`: the real camera board
+  (``tablesense camera``): frames from V4L2 devices, streams or video files
+  through OpenCV's VideoCapture, poses from the plate or a poses file, and the
+  ports it speaks on besides a pty (a serial port, a TCP port for socket://);
+* :mod:`.plate`: the calibration plate to print, at true size.
 """
