@@ -88,7 +88,9 @@ class Renderer:
                                                           for r in g.ALL_REGIONS}
         self._H = {(name, key): g.plane_homography(cam, r.plane)
                    for name, cam in cameras.items() for key, r in self._regions.items()}
-        self._last: dict[str, tuple[dict[str, tuple[Placed, Box, float]], Image.Image]] = {}
+        # per camera: each card's place, box and texture level, and the frame as delivered
+        # (an array: handing the recogniser a Pillow image would copy a 12 MP frame)
+        self._last: dict[str, tuple[dict[str, tuple[Placed, Box, float]], np.ndarray]] = {}
         self._normal = {key: r.plane.normal for key, r in self._regions.items()}
         # per camera: regions far to near, and whether it sees each region's face side
         self._order = {name: self._far_first(cam) for name, cam in cameras.items()}
@@ -244,17 +246,18 @@ class Renderer:
         return apply_conditions(img, cond or Conditions(), f"{name}/plate")
 
     def update(self, name: str, cards: list[Placed], cond: Conditions | None = None,
-               frame_no: int = 0) -> tuple[Image.Image, Box | None]:
+               frame_no: int = 0) -> tuple[np.ndarray, Box | None]:
         """The frame after the cards moved: only the part where they moved is redrawn.
 
-        Returns the frame and the box around what was redrawn (None: nothing moved).
-        The camera's noise and glare stay where nothing moved (a still picture).
+        Returns the frame (RGB, the renderer's own buffer: redrawn in place by the next
+        update) and the box around what was redrawn (None: nothing moved). The camera's
+        noise and glare stay where nothing moved (a still picture).
         """
         cond = cond or Conditions()
         cam = self.cameras[name]
         last = self._last.get(name)
         if last is None:
-            last = ({}, apply_conditions(self.background(name).copy(), cond, f"{name}/bg"))
+            last = ({}, conditioned(self.background(name).copy(), cond, f"{name}/bg"))
         boxes, out = last
         placed = {p.card: p for p in cards}
         dirty: list[Box] = []
@@ -284,8 +287,8 @@ class Renderer:
                 if b[2] <= box[0] or b[0] >= box[2] or b[3] <= box[1] or b[1] >= box[3]:
                     continue
                 self._draw_card(crop, name, p, lv, b, origin=(box[0], box[1]))
-            out.paste(apply_conditions(crop, cond, f"{name}/{frame_no}", box=box,
-                                       frame=(cam.width, cam.height)), box[:2])
+            out[box[1]:box[3], box[0]:box[2]] = conditioned(
+                crop, cond, f"{name}/{frame_no}", box=box, frame=(cam.width, cam.height))
         self._last[name] = (now, out)
         return out, (min(b[0] for b in dirty), min(b[1] for b in dirty),
                      min(max(b[2] for b in dirty), cam.width),
@@ -341,9 +344,15 @@ def _noise_bank(sigma: float, seed: int) -> np.ndarray:
 
 def apply_conditions(img: Image.Image, c: Conditions, key: str, box: Box | None = None,
                      frame: tuple[int, int] | None = None) -> Image.Image:
-    """``img`` as the camera delivers it. ``img`` may be the part ``box`` of a frame
-    of size ``frame``; ``key`` is ``camera/frame_no``: the arm and the glare stay in
-    place for one camera (seeded by its name), the noise changes with the frame."""
+    """``img`` as the camera delivers it (see :func:`conditioned`), as an image."""
+    return Image.fromarray(conditioned(img, c, key, box, frame))
+
+
+def conditioned(img: Image.Image, c: Conditions, key: str, box: Box | None = None,
+                frame: tuple[int, int] | None = None) -> np.ndarray:
+    """``img`` as the camera delivers it, an RGB array. ``img`` may be the part ``box``
+    of a frame of size ``frame``; ``key`` is ``camera/frame_no``: the arm and the glare
+    stay in place for one camera (seeded by its name), the noise changes with the frame."""
     cam_key = key.split("/")[0]
     place = random.Random(f"{c.seed}/{cam_key}/{key if c.extra.get('moving') else ''}")
     fw, fh = frame or img.size
@@ -355,7 +364,7 @@ def apply_conditions(img: Image.Image, c: Conditions, key: str, box: Box | None 
     plain = (c.gain == 1.0 and c.tint == (1.0, 1.0, 1.0) and not c.vignette and not c.glare
              and not c.noise)
     if plain:
-        return img
+        return np.array(img)
     w, h = img.size
     a = np.asarray(img, dtype=np.float32)
     if c.vignette:
@@ -370,15 +379,15 @@ def apply_conditions(img: Image.Image, c: Conditions, key: str, box: Box | None 
     if c.noise:
         bank = _noise_bank(c.noise, c.seed)
         r = random.Random(zlib.crc32(f"{c.seed}/{key}/{ox},{oy}".encode()))
-        nx, ny = r.randrange(NOISE_TILE), r.randrange(NOISE_TILE)
         t = NOISE_TILE
-        tile = np.roll(bank, (-((ny + oy) % t), -((nx + ox) % t)), axis=(0, 1))
-        for y in range(0, h, t):
+        for y in range(0, h, t):  # each tile-sized block from its own place in the tile
             for x in range(0, w, t):
                 blk = a[y:y + t, x:x + t]
-                blk += tile[:blk.shape[0], :blk.shape[1]]
+                ny, nx = r.randrange(t - blk.shape[0] + 1), r.randrange(t - blk.shape[1] + 1)
+                blk += bank[ny:ny + blk.shape[0], nx:nx + blk.shape[1]]
     np.clip(a, 0, 255, out=a)
-    return Image.fromarray(a.astype(np.uint8))
+    out: np.ndarray = a.astype(np.uint8)
+    return out
 
 
 def _arm(img: Image.Image, rng: random.Random, fw: int, fh: int, ox: int, oy: int) -> None:
