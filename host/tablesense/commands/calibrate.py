@@ -78,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
             return got
         frames = got
     elif args.frames is not None:
+        if not args.frames.is_dir():
+            return _fail(f"{args.frames}: cannot read: no such directory")
         for name in rig:
             path = args.frames / f"{name}.png"
             if not path.exists():

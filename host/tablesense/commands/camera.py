@@ -103,6 +103,12 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         return _fail(f"--source {unknown[0]}=...: no such camera (expected one of "
                      f"{' '.join(rig)})")
+    listen: tuple[str, int] | None = None
+    if args.listen:
+        host, _, port = args.listen.rpartition(":")
+        if not port.isdigit():
+            return _fail(f"--listen {args.listen!r}: expected [HOST:]PORT")
+        listen = (host or "0.0.0.0", int(port))
     sources: dict[str, Source] = {}
     reader: PySimReader | None = None
     old = signal.signal(signal.SIGTERM, _on_term)
@@ -126,11 +132,8 @@ def run(args: argparse.Namespace) -> int:
         wire: Wire
         if args.port:
             wire = PortWire(args.port)
-        elif args.listen:
-            host, _, port = args.listen.rpartition(":")
-            if not port.isdigit():
-                return _fail(f"--listen {args.listen!r}: expected [HOST:]PORT")
-            wire = ListenWire(host or "0.0.0.0", int(port))
+        elif listen is not None:
+            wire = ListenWire(*listen)
         else:
             wire = PtyWire()
         reader = PySimReader("N", [], serial=args.serial, core=core, beat_thread=True,
