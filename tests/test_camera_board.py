@@ -13,6 +13,8 @@ board reads whichever cameras it is given.
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.server
 import os
 import queue
 import socket
@@ -294,3 +296,27 @@ def test_a_bad_poses_file_names_the_file_and_field(videos: dict[str, Path],
                          capture_output=True, text=True, env=_env(), timeout=60)
     assert out.returncode == 2
     assert out.stderr.startswith(f"tablesense camera: {poses}: field cameras.O: "), out.stderr
+
+
+def test_a_stream_that_drops_out_is_opened_again(videos: dict[str, Path]) -> None:
+    """An HTTP source (the recording served by a web server: FFmpeg reads it as a
+    stream) ends; a live source that stops is opened again, and frames come on."""
+    from tablesense.vision.capture import Source
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(videos["play"].parent))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    src = Source(f"http://127.0.0.1:{server.server_address[1]}/{videos['play'].name}")
+    try:
+        assert src.kind == "stream" and not src.realtime
+        assert src.first().shape == (g.rig(0.5)["O"].height, g.rig(0.5)["O"].width, 3)
+        assert until(lambda: src.reopened >= 1 and src.frame()[0] > FRAMES, 60), \
+            (src.reopened, src.frame()[0])
+        assert not src.ended  # a stream never ends: it is waited for
+    finally:
+        src.close()
+        server.shutdown()

@@ -146,12 +146,6 @@ class Source:
         self._first = frame
         return frame
 
-    def wait(self, after: int, timeout: float) -> int:
-        """Wait until a frame newer than number ``after`` (or the end); the newest's number."""
-        with self._got:
-            self._got.wait_for(lambda: self.frames > after or self.ended, timeout)
-            return self.frames
-
     def play(self) -> None:
         """A file goes on from its first frame (the board looks from its CONFIG on, and a
         recording should not have played meanwhile); a live source always runs."""
