@@ -60,8 +60,8 @@ def firmware_on_boot(reader: SimReader, key: bytes | None = None) -> str:
     reader.power_on()
     port = open_port(reader.port)
     try:
-        return Flasher(Link(port, 1, key), Bundle("0.0.0", ()), lambda m: None).hello(
-            ).fields["firmware"]
+        hello = Flasher(Link(port, 1, key), Bundle("0.0.0", ()), lambda m: None).hello()
+        return str(hello.fields["firmware"])
     finally:
         port.close()
 
@@ -137,6 +137,44 @@ def test_power_cut_while_staging_keeps_the_old_firmware_and_resumes(
     assert (out.old, out.new, out.state) == ("0.6.0", "0.9.2", "updated")
     assert out.sent <= bundle.size - staged + codec.MAX_CHUNK * 4  # resumed, not restarted
     assert firmware_on_boot(reader) == "0.9.2"
+
+
+class Cancelled(Exception):
+    pass
+
+
+class CancelAfter(CutAfter):
+    """The operator presses Ctrl-C after ``chunks`` CHUNK frames went out."""
+
+    def write(self, data: bytes) -> int | None:
+        if codec.Decoder(sender="host").feed(data)[0].mtype == codec.CHUNK:  # type: ignore[union-attr]
+            self.left -= 1
+            if self.left == 0:
+                raise Cancelled
+        return self.port.write(data)
+
+
+def test_a_cancelled_update_leaves_the_reader_on_its_old_firmware(
+    tmp_path: Path, flash: Path, reader: SimReader
+) -> None:
+    before = live_digests(flash)
+    bundle = load_bundle(make_build(tmp_path / "new", "0.9.5"))
+    port = open_port(reader.port)
+    try:
+        with pytest.raises(Cancelled):
+            Flasher(Link(CancelAfter(port, reader, 500), 1, None), bundle,  # type: ignore[arg-type]
+                    lambda m: None).run()
+    finally:
+        port.close()
+    assert reader.alive()  # the reader never stopped
+    assert live_digests(flash) == before
+    port = open_port(reader.port)
+    try:  # still the old firmware, running, without a reboot
+        hello = Flasher(Link(port, 1, None), bundle, lambda m: None).hello()
+    finally:
+        port.close()
+    assert hello.fields["firmware"] == "0.6.0"
+    assert "fwboot" not in reader.log  # booted once, never again
 
 
 def test_a_firmware_that_does_not_start_is_reverted(
