@@ -17,8 +17,8 @@ person would do is done by the test, and said here:
   the guide's commands), each started with its key from ``$CLUB/keys``;
 - in the config, ``serial = "..."`` becomes ``port = "<its pty>"`` (a pty has
   no USB serial number; the file is written again whenever the readers
-  restart), ``KEY-1N`` .. the keys, the broker's port 1883 a mosquitto on a
-  free port, the dashboard's 8080 a free port;
+  restart), ``KEY-1N`` .. the keys, the broker's port 1883 (there and in a
+  command) a mosquitto on a free port, the dashboard's 8080 a free port;
 - ``readers: WHAT`` is one of WORLDS (a phrase the guide uses and the test
   does not know fails it: the guide and the test stay in step).
 """
@@ -189,6 +189,7 @@ def localise(text: str, env: dict[str, object]) -> str:
     """The guide's board-specific words, as the VM table has them here."""
     table = env["table"]
     assert isinstance(table, Table)
+    text = text.replace("port=1883", f"port={env['broker_port']}")
     if "/dev/ttyACM0" in text:
         assert table.readers, "a command names /dev/ttyACM0 but no 'readers:' came before"
         text = text.replace("/dev/ttyACM0", table.readers["N"].port)
