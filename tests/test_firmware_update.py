@@ -24,6 +24,8 @@ from tablesense.sim.firmware import SimReader, find_micropython, start_reader
 
 pytestmark = pytest.mark.hil
 KEY = bytes(range(16))
+# the version today's firmware reports (firmware/reader.py FIRMWARE)
+TODAY = (build.firmware_dir() / "reader.py").read_text().split('FIRMWARE = "')[1].split('"')[0]
 
 
 def _have_vm() -> bool:
@@ -128,13 +130,13 @@ def test_power_cut_while_staging_keeps_the_old_firmware_and_resumes(
     assert live_digests(flash) == before  # only upd/ was written
     staged = sum(p.stat().st_size for p in (flash / "upd").iterdir())
     assert 0 < staged < bundle.size
-    assert firmware_on_boot(reader) == "0.6.0"
+    assert firmware_on_boot(reader) == TODAY
     port = open_port(reader.port)
     try:
         out = Flasher(Link(port, 1, None), bundle, lambda m: None).run()
     finally:
         port.close()
-    assert (out.old, out.new, out.state) == ("0.6.0", "0.9.2", "updated")
+    assert (out.old, out.new, out.state) == (TODAY, "0.9.2", "updated")
     assert out.sent <= bundle.size - staged + codec.MAX_CHUNK * 4  # resumed, not restarted
     assert firmware_on_boot(reader) == "0.9.2"
 
@@ -173,7 +175,7 @@ def test_a_cancelled_update_leaves_the_reader_on_its_old_firmware(
         hello = Flasher(Link(port, 1, None), bundle, lambda m: None).hello()
     finally:
         port.close()
-    assert hello.fields["firmware"] == "0.6.0"
+    assert hello.fields["firmware"] == TODAY
     assert "fwboot" not in reader.log  # booted once, never again
 
 
@@ -187,10 +189,10 @@ def test_a_firmware_that_does_not_start_is_reverted(
     rc = cli.main(["firmware", "update", "--port", reader.port, "--build", str(new),
                    "--confirm-timeout", "20"])
     assert rc == 1
-    assert "0.9.3 did not start; the reader reverted to 0.6.0" in capsys.readouterr().err
+    assert f"0.9.3 did not start; the reader reverted to {TODAY}" in capsys.readouterr().err
     assert "a bug in 0.9.3" in reader.log
     assert live_digests(flash) == before
-    assert firmware_on_boot(reader) == "0.6.0"
+    assert firmware_on_boot(reader) == TODAY
 
 
 def test_signed_update_and_a_forged_signature(tmp_path: Path, flash: Path) -> None:
