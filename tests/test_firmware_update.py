@@ -220,6 +220,20 @@ def test_signed_update_and_a_forged_signature(tmp_path: Path, flash: Path) -> No
         r.stop()
 
 
+def test_a_reader_whose_key_is_not_the_config_s_is_named(
+    tmp_path: Path, flash: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new = make_build(tmp_path / "new", "0.9.6")
+    r = start_reader("N", None, flash=flash, key=KEY)
+    try:
+        rc = cli.main(["firmware", "update", "--port", r.port, "--build", str(new),
+                       "--key", bytes(16).hex(), "--timeout", "0.5"])
+    finally:
+        r.stop()
+    assert rc == 1
+    assert "frames signed with another key than the config's" in capsys.readouterr().err
+
+
 def test_bad_build_directory_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     rc = cli.main(["firmware", "update", "--port", "/dev/null", "--build", "/nonexistent"])
     assert rc == 2

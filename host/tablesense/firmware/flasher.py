@@ -127,6 +127,11 @@ class Flasher:
             if f is not None:
                 self.link.reader = f.reader
                 return f
+        c = self.link.dec.counters
+        if c.get("bad_signature") or c.get("incompatible_flag") or c.get("unsigned"):
+            raise UpdateError("frames signed with another key than the config's for this "
+                              "reader (or signed where it has none, or unsigned where it has "
+                              "one): check its key.txt against the config")
         raise UpdateError(f"reader {self.link.reader}: no HELLO (not running, another reader "
                           "id, or firmware before 0.6.0, which takes no update over the wire: "
                           "flash it with mpremote, hardware/BRINGUP.md)")
