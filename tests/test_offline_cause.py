@@ -80,6 +80,10 @@ def test_bytes_but_no_valid_frame(pty: Pty) -> None:
         "no-valid-frame")
 
 
+def test_not_a_serial_port() -> None:
+    assert offline_reason(lambda: "/dev/null") == "not-a-serial-port"
+
+
 def test_never_answered(pty: Pty) -> None:
     assert offline_reason(lambda: pty.path) == "never-answered"
 
