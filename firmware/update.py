@@ -26,6 +26,7 @@ its files are as they were.
 """
 
 import hashlib
+import os
 
 import fwboot
 from wire import codec
@@ -48,7 +49,7 @@ def file_sha256(path):
 
 def file_size(path):
     try:
-        return fwboot.os.stat(path)[6]
+        return os.stat(path)[6]
     except OSError:
         return 0
 
@@ -117,7 +118,7 @@ class Updater:
         self.file, self.size, self.sha = k, size, sha
         self.have = file_size(staged + ".part")
         if self.have > size:
-            fwboot.os.remove(staged + ".part")
+            os.remove(staged + ".part")
             self.have = 0
         self.out = open(staged + ".part", "ab")  # noqa: SIM115 - open across CHUNK frames
         self.unflushed = 0
@@ -150,10 +151,10 @@ class Updater:
         self.close()
         staged = fwboot.UPD + "/" + str(k)
         if file_sha256(staged + ".part") == self.sha:
-            fwboot.os.rename(staged + ".part", staged)
+            os.rename(staged + ".part", staged)
             self.status(k, self.size, "verified")
         else:
-            fwboot.os.remove(staged + ".part")
+            os.remove(staged + ".part")
             self.status(k, 0, "mismatch")
 
     def install(self, sig):

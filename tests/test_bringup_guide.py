@@ -1,12 +1,13 @@
 """hardware/BRINGUP.md, run: every command it marks as running here, in order, as written.
 
 The guide's shell blocks carry a comment that says how: ``<!-- needs a board -->``
-(not run), ``<!-- runs here -->`` (run with bash; the ``text`` block right after
-it, if any, is what its output must show: each line in order, ``...`` standing
-for anything), ``<!-- runs here, in the background -->`` (left running, as the
-daemon is, until its shown lines appeared), and ``readers: WHAT`` in the comment
-(the table's four readers, before the block runs, in the state WHAT describes).
-``<!-- file: PATH -->`` before a block: the test writes it there.
+(not run), ``<!-- set by the test itself -->`` (``PATH`` and ``CLUB``),
+``<!-- runs here -->`` (run with bash; the ``text`` block right after it, if
+any, is what its output must show: each line in order, ``...`` standing for
+anything), ``<!-- runs here, in the background -->`` (left running, as the
+daemon is, until its shown lines appeared), and ``readers: WHAT`` in the
+comment (the table's four readers, before the block runs, in the state WHAT
+describes). ``<!-- file: PATH -->`` before a block: the test writes it there.
 
 The readers are the guide's own build (``scripts/build-firmware build/board``,
 the ``.mpy`` files a board gets) booted in the MicroPython VM from a flash
@@ -17,8 +18,8 @@ person would do is done by the test, and said here:
   the guide's commands), each started with its key from ``$CLUB/keys``;
 - in the config, ``serial = "..."`` becomes ``port = "<its pty>"`` (a pty has
   no USB serial number; the file is written again whenever the readers
-  restart), ``KEY-1N`` .. the keys, the broker's port 1883 a mosquitto on a
-  free port, the dashboard's 8080 a free port;
+  restart), ``KEY-1N`` .. the keys, the broker's port 1883 (there and in a
+  command) a mosquitto on a free port, the dashboard's 8080 a free port;
 - ``readers: WHAT`` is one of WORLDS (a phrase the guide uses and the test
   does not know fails it: the guide and the test stay in step).
 """
@@ -189,6 +190,7 @@ def localise(text: str, env: dict[str, object]) -> str:
     """The guide's board-specific words, as the VM table has them here."""
     table = env["table"]
     assert isinstance(table, Table)
+    text = text.replace("port=1883", f"port={env['broker_port']}")
     if "/dev/ttyACM0" in text:
         assert table.readers, "a command names /dev/ttyACM0 but no 'readers:' came before"
         text = text.replace("/dev/ttyACM0", table.readers["N"].port)
@@ -225,7 +227,7 @@ def test_every_command_of_the_guide_that_can_run_here(guide_env: dict[str, objec
             files[path] = b.text
             path.write_text(write_config(b.text, env))
             continue
-        if b.how == "needs a board":
+        if b.how in ("needs a board", "set by the test itself"):
             continue
         assert b.how.startswith("runs here"), f"{where}: say how it runs: {b.how!r}"
         assert b.lang == "sh", where

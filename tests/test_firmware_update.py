@@ -24,6 +24,8 @@ from tablesense.sim.firmware import SimReader, find_micropython, start_reader
 
 pytestmark = pytest.mark.hil
 KEY = bytes(range(16))
+# the version today's firmware reports (firmware/reader.py FIRMWARE)
+TODAY = (build.firmware_dir() / "reader.py").read_text().split('FIRMWARE = "')[1].split('"')[0]
 
 
 def _have_vm() -> bool:
@@ -60,8 +62,8 @@ def firmware_on_boot(reader: SimReader, key: bytes | None = None) -> str:
     reader.power_on()
     port = open_port(reader.port)
     try:
-        return Flasher(Link(port, 1, key), Bundle("0.0.0", ()), lambda m: None).hello(
-            ).fields["firmware"]
+        hello = Flasher(Link(port, 1, key), Bundle("0.0.0", ()), lambda m: None).hello()
+        return str(hello.fields["firmware"])
     finally:
         port.close()
 
@@ -128,15 +130,53 @@ def test_power_cut_while_staging_keeps_the_old_firmware_and_resumes(
     assert live_digests(flash) == before  # only upd/ was written
     staged = sum(p.stat().st_size for p in (flash / "upd").iterdir())
     assert 0 < staged < bundle.size
-    assert firmware_on_boot(reader) == "0.6.0"
+    assert firmware_on_boot(reader) == TODAY
     port = open_port(reader.port)
     try:
         out = Flasher(Link(port, 1, None), bundle, lambda m: None).run()
     finally:
         port.close()
-    assert (out.old, out.new, out.state) == ("0.6.0", "0.9.2", "updated")
+    assert (out.old, out.new, out.state) == (TODAY, "0.9.2", "updated")
     assert out.sent <= bundle.size - staged + codec.MAX_CHUNK * 4  # resumed, not restarted
     assert firmware_on_boot(reader) == "0.9.2"
+
+
+class Cancelled(Exception):
+    pass
+
+
+class CancelAfter(CutAfter):
+    """The operator presses Ctrl-C after ``chunks`` CHUNK frames went out."""
+
+    def write(self, data: bytes) -> int | None:
+        if codec.Decoder(sender="host").feed(data)[0].mtype == codec.CHUNK:  # type: ignore[union-attr]
+            self.left -= 1
+            if self.left == 0:
+                raise Cancelled
+        return self.port.write(data)
+
+
+def test_a_cancelled_update_leaves_the_reader_on_its_old_firmware(
+    tmp_path: Path, flash: Path, reader: SimReader
+) -> None:
+    before = live_digests(flash)
+    bundle = load_bundle(make_build(tmp_path / "new", "0.9.5"))
+    port = open_port(reader.port)
+    try:
+        with pytest.raises(Cancelled):
+            Flasher(Link(CancelAfter(port, reader, 500), 1, None), bundle,  # type: ignore[arg-type]
+                    lambda m: None).run()
+    finally:
+        port.close()
+    assert reader.alive()  # the reader never stopped
+    assert live_digests(flash) == before
+    port = open_port(reader.port)
+    try:  # still the old firmware, running, without a reboot
+        hello = Flasher(Link(port, 1, None), bundle, lambda m: None).hello()
+    finally:
+        port.close()
+    assert hello.fields["firmware"] == TODAY
+    assert "fwboot" not in reader.log  # booted once, never again
 
 
 def test_a_firmware_that_does_not_start_is_reverted(
@@ -149,10 +189,10 @@ def test_a_firmware_that_does_not_start_is_reverted(
     rc = cli.main(["firmware", "update", "--port", reader.port, "--build", str(new),
                    "--confirm-timeout", "20"])
     assert rc == 1
-    assert "0.9.3 did not start; the reader reverted to 0.6.0" in capsys.readouterr().err
+    assert f"0.9.3 did not start; the reader reverted to {TODAY}" in capsys.readouterr().err
     assert "a bug in 0.9.3" in reader.log
     assert live_digests(flash) == before
-    assert firmware_on_boot(reader) == "0.6.0"
+    assert firmware_on_boot(reader) == TODAY
 
 
 def test_signed_update_and_a_forged_signature(tmp_path: Path, flash: Path) -> None:
@@ -178,6 +218,20 @@ def test_signed_update_and_a_forged_signature(tmp_path: Path, flash: Path) -> No
             port.close()
     finally:
         r.stop()
+
+
+def test_a_reader_whose_key_is_not_the_config_s_is_named(
+    tmp_path: Path, flash: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new = make_build(tmp_path / "new", "0.9.6")
+    r = start_reader("N", None, flash=flash, key=KEY)
+    try:
+        rc = cli.main(["firmware", "update", "--port", r.port, "--build", str(new),
+                       "--key", bytes(16).hex(), "--timeout", "0.5"])
+    finally:
+        r.stop()
+    assert rc == 1
+    assert "frames signed with another key than the config's" in capsys.readouterr().err
 
 
 def test_bad_build_directory_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

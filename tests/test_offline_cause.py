@@ -4,11 +4,14 @@ never answered, not plugged in (the link's port side; daemon/ports.py CAUSES).""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
 import time
 import tty
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,6 +83,10 @@ def test_bytes_but_no_valid_frame(pty: Pty) -> None:
         "no-valid-frame")
 
 
+def test_not_a_serial_port() -> None:
+    assert offline_reason(lambda: "/dev/null") == "not-a-serial-port"
+
+
 def test_never_answered(pty: Pty) -> None:
     assert offline_reason(lambda: pty.path) == "never-answered"
 
@@ -89,3 +96,37 @@ def test_every_cause_has_words_for_the_alert() -> None:
                   "never-answered", "heartbeat-timeout", "port-lost"):
         assert CAUSES[cause]
     assert "wrong device or baud rate?" in CAUSES["no-valid-frame"]
+
+
+@pytest.mark.broker
+def test_the_daemon_s_alert_says_why_in_words(mosquitto: Any, watchers: Any,
+                                               tmp_path: Path) -> None:
+    """Through the whole daemon: the reader-offline alert of a seat whose port does not
+    exist carries the cause as its reason and says it in its text."""
+    from tablesense.daemon.config import parse_config
+    from tablesense.daemon.core import Daemon
+
+    broker = mosquitto()
+    w = watchers(broker.port, ["ts/1/alert"])
+    cfg = parse_config({
+        "version": 1,
+        "broker": {"port": broker.port, "base": "ts", "client_id": "why", "keepalive": 5},
+        "journal": {"dir": str(tmp_path / "journal"), "fsync": "never"},
+        "outbox": {"path": str(tmp_path / "outbox.sqlite")},
+        "readers": {"heartbeat_timeout_ms": 400, "backoff_initial_ms": 20,
+                    "backoff_max_ms": 100},
+        "tables": {"1": {"readers": {"E": {"port": "/dev/nonexistent-reader"}}}},
+    }, source="why.toml", base_dir=tmp_path)
+    daemon = Daemon(cfg)
+    daemon.start()
+    try:
+        def offline() -> list[dict[str, Any]]:
+            return [a for a in (json.loads(p) for p in w.on("ts/1/alert"))
+                    if a["kind"] == "reader-offline"]
+
+        assert w.wait_for(lambda m: bool(offline()), 10)
+    finally:
+        daemon.stop()
+    (alert,) = offline()
+    assert alert["reader"] == "E" and alert["reason"] == "no-such-port"
+    assert CAUSES["no-such-port"] in alert["text"]

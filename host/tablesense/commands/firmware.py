@@ -117,6 +117,10 @@ def update(args: argparse.Namespace) -> int:
             _say(f"{t.name}: {exc}")
             failed += 1
             continue
+        except KeyboardInterrupt:
+            _say(f"{t.name}: cancelled; it keeps its old firmware (or, installed but not yet "
+                 "confirmed, goes back to it at its next reboot); a new run resumes")
+            return 130
         finally:
             port.close()
         if out.state == "updated":

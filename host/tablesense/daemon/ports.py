@@ -29,6 +29,7 @@ CAUSES = {
     "not-plugged-in": "no USB device with its serial number is plugged in",
     "port-busy": "port busy (another program holds it: the daemon, mpremote, a terminal?)",
     "permission-denied": "permission denied (add the user to the dialout group)",
+    "not-a-serial-port": "not a serial port (a file, or another kind of device?)",
     "cannot-open": "cannot be opened",
     "no-valid-frame": "bytes arrive but no valid frame (wrong device or baud rate?)",
     "never-answered": "the port opened but the reader never answered (no firmware running?)",
@@ -55,6 +56,8 @@ def open_failure(exc: BaseException) -> str:
         return "port-busy"
     if errno_ == 13 or "permission denied" in text:
         return "permission-denied"
+    if errno_ == 25 or "inappropriate ioctl" in text:
+        return "not-a-serial-port"
     return "cannot-open"
 
 

@@ -38,6 +38,14 @@ RETRIES = 5  # a FILE or a window asked again this often before giving up
 MAX_MISMATCH = 3  # a file whose hash failed this often: the link or the flash is bad
 
 
+# The states that answer an INSTALL and a CONFIRM (STATUS, protocol.md section 3a).
+ANSWERS = {
+    codec.INSTALL: ("installing", "bad-signature", "incomplete", "bad-manifest",
+                    "write-failed"),
+    codec.CONFIRM: ("confirmed", "not-on-trial", "write-failed"),
+}
+
+
 class UpdateError(RuntimeError):
     """The update of one reader failed; the reader keeps (or went back to) its old firmware."""
 
@@ -127,6 +135,11 @@ class Flasher:
             if f is not None:
                 self.link.reader = f.reader
                 return f
+        c = self.link.dec.counters
+        if c.get("bad_signature") or c.get("incompatible_flag") or c.get("unsigned"):
+            raise UpdateError("frames signed with another key than the config's for this "
+                              "reader (or signed where it has none, or unsigned where it has "
+                              "one): check its key.txt against the config")
         raise UpdateError(f"reader {self.link.reader}: no HELLO (not running, another reader "
                           "id, or firmware before 0.6.0, which takes no update over the wire: "
                           "flash it with mpremote, hardware/BRINGUP.md)")
@@ -149,9 +162,15 @@ class Flasher:
         return self.confirm(old, st.seq)
 
     def ask(self, mtype: int, fields: dict[str, Any], k: int) -> codec.Frame:
+        """Send, and wait for the STATUS that answers it (asked again on a timeout).
+
+        An INSTALL or a CONFIRM is answered only by the states they end in, so a late
+        STATUS of the manifest's staging (file 0 too) is not taken for their answer."""
+        answers = ANSWERS.get(mtype)
         for _ in range(RETRIES):
             self.link.send(mtype, fields)
-            f = self.link.wait(is_status(k), self.timeout)
+            f = self.link.wait(lambda f: is_status(k)(f) and (
+                answers is None or f.fields["state"] in answers), self.timeout)
             if f is not None:
                 return f
         raise UpdateError(f"reader {self.link.reader}: no answer to {codec.TYPE_NAMES[mtype]} "
