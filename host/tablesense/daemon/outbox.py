@@ -165,11 +165,3 @@ class Outbox:
             found = {str(s): int(n) for s, n in rows}
         return {k: found.get(k, 0) for k in ("pending", "acked", "refused")}
 
-    def prune(self, older_than_ms: int) -> int:
-        """Forget acknowledged rows older than this (their keys too: only do it
-        for journals that will not be replayed again)."""
-        cutoff = int(time.time() * 1000) - older_than_ms
-        with self._lock, self._failing("prune"):
-            cur = self._db.execute(
-                "DELETE FROM outbox WHERE status != 'pending' AND acked < ?", (cutoff,))
-            return cur.rowcount
