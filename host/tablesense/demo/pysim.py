@@ -176,7 +176,6 @@ class PySimReader:
         self.reader_id = SEATS.index(seat) + 1 if reader_id is None else reader_id
         self.seq = 0
         self.configured = False
-        self.frames_sent = 0
         self.resent = 0
         self._ring: OrderedDict[int, bytes] = OrderedDict()
         self._wire: list[tuple[int, bytes]] = []  # (due ms, frame): the noisy wire's queue
@@ -252,7 +251,6 @@ class PySimReader:
                 while len(self._ring) > RING:
                     self._ring.popitem(last=False)
             self.seq = codec.seq_next(self.seq)
-            self.frames_sent += 1
             if self._lose and self._wire_rng.random() < self._lose:
                 b = bytearray(frame)  # a bit flipped on the wire: the host's CRC drops it
                 i = len(b) // 2
