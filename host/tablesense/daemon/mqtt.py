@@ -106,12 +106,8 @@ class Publisher:
     def _make_client(self) -> mqtt.Client:
         client = _client(self.cfg, self.cfg.client_id)
         client.will_set(self.topics.bridge_state, OFFLINE, qos=1, retain=True)
-        # No window in paho itself (0: unlimited): alerts are windowed by the pump
-        # (max_inflight), and retained state and health, latest value wins, are a
-        # few a second a table. With a window, paho queued every message past it
-        # and, on each PUBACK, walked every message it held to find the next to
-        # send: at 128 tables (about a thousand state and health messages a second)
-        # that walk was half the daemon's time and alerts waited behind the queue.
+        # paho's own window stays off (0): the pump windows alerts (max_inflight), and
+        # paho walks every message it queued past a window on each PUBACK.
         client.max_inflight_messages_set(0)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
@@ -224,11 +220,10 @@ class Publisher:
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int,
                     reason: ReasonCode, props: Properties) -> None:
         # Called with paho's message lock held: only record, the pump does the rest.
-        # Only an alert's PUBACK matters to the pump: retained state and health are
-        # QoS 1 too, hundreds a second in a full room, and waking the pump (and its
-        # outbox query) for each of them cost more than the alerts did. An alert's
-        # is one in flight, or one whose row is being handed on right now (its
-        # message id may not be recorded yet: the hand lock is held until it is).
+        # Only an alert's PUBACK may wake the pump (and its outbox query): state and
+        # health are QoS 1 too, hundreds a second in a full room. An alert's is one
+        # in flight, or one whose row is being handed on right now (its message id
+        # may not be recorded yet: the hand lock is held until it is).
         with self._lock:
             if mid not in self._inflight and not self._hand_lock.locked():
                 return
