@@ -18,9 +18,8 @@ enqueues every ruling whose id the outbox does not know, so a lost row comes
 back, and a lost "acked" mark means one more delivery of the same id. What a
 power cut can lose outright is a ``reader-offline`` or ``reader-spoofed``
 alert not yet delivered (they are not journaled); the readers' state is found
-again after the restart. ``FULL`` cost a second fsync per alert on the alert's
-path: the latency benchmark (BENCHMARKS.md) measured the median alert latency
-on disk about halving without it.
+again after the restart. Not ``FULL``: no second fsync on an alert's path,
+which the journal's fsync already makes safe.
 
 Rows are keyed by the alert id (``key``, unique): enqueueing the same alert
 twice is a no-op. That is what lets the daemon replay a journal on restart
