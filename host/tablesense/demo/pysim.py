@@ -12,7 +12,7 @@ engine see exactly what they would see from a reader board:
   does it report;
 * ``HEARTBEAT`` every second; ``OBSERVE`` for each change of a card's
   (zone, face, level, seen_by), debounced by the firmware's own debouncer
-  (:mod:`tablesense.onboard.debounce`, the one module both run; the camera's 0.6
+  (:mod:`tablesense.onboard.debounce`, the very module the board runs; the camera's 0.6
   confidence floor as firmware/camera.py);
 * the last 64 frames but HELLOs kept for ``RESEND`` (as the firmware keeps
   them); a host ``ACK`` frees them.
