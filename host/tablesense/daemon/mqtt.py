@@ -334,16 +334,8 @@ def read_retained(cfg: BrokerConfig, topics: list[str], timeout: float = 5.0) ->
     client.on_connect = on_connect
     client.on_subscribe = on_subscribe
     client.on_message = on_message
-    net = NetLoop(client, name="mqtt-probe")
-    try:
-        client.connect(cfg.host, cfg.port, keepalive=10)  # refused: OSError, at once
-        net.start()
-        if not done.wait(timeout):
-            raise TimeoutError(f"no answer from the broker at {cfg.host}:{cfg.port}")
-    finally:
-        with contextlib.suppress(Exception):
-            client.disconnect()
-        net.stop(1.0)
+    _exchange(client, "mqtt-probe", f"{cfg.host}:{cfg.port}", done, timeout,
+              lambda: client.connect(cfg.host, cfg.port, keepalive=10))  # refused: OSError
     if failed:
         raise ConnectionError(f"the broker at {cfg.host}:{cfg.port}: {failed[0]}")
     return got
@@ -390,18 +382,26 @@ def broker_login(url: str, base: str, username: str, password: str,
         client.tls_set()
     client.on_connect = on_connect
     client.on_publish = on_publish
-    net = NetLoop(client, name="mqtt-login")
-    try:
-        client.connect_async(u.hostname, u.port or (443 if u.scheme == "wss" else 80),
-                             keepalive=10)
-        net.start()
-        if not done.wait(timeout):
-            raise TimeoutError(f"no answer from the broker at {url}")
-    finally:
-        with contextlib.suppress(Exception):
-            client.disconnect()
-        net.stop(1.0)
+    host, port = u.hostname, u.port or (443 if u.scheme == "wss" else 80)
+    _exchange(client, "mqtt-login", url, done, timeout,
+              lambda: client.connect_async(host, port, keepalive=10))
     if result["rc"].is_failure:
         return None
     pub = result.get("pub")
     return "viewer" if pub is not None and pub.is_failure else "director"
+
+
+def _exchange(client: mqtt.Client, name: str, where: str, done: threading.Event,
+              timeout: float, connect: Callable[[], object]) -> None:
+    """A short-lived client's one exchange: connect, run its network loop until
+    ``done`` (TimeoutError after ``timeout`` s), then disconnect and stop."""
+    net = NetLoop(client, name=name)
+    try:
+        connect()
+        net.start()
+        if not done.wait(timeout):
+            raise TimeoutError(f"no answer from the broker at {where}")
+    finally:
+        with contextlib.suppress(Exception):
+            client.disconnect()
+        net.stop(1.0)
