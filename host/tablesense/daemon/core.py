@@ -364,7 +364,7 @@ class Daemon:
     def _on_link(self, m: LinkMessage) -> None:
         table = self.tables[m.table]
         if m.kind in ("online", "offline", "health", "spoofed"):
-            # The link's counters, and the glitches the engine's tracker suppressed.
+            # The link's counters, and the glitches the engine's sensing filter suppressed.
             suppressed: dict[str, int] = {}
             for s in m.seats or (m.seat,):
                 for kind, n in table.engine.noise.get(s, {}).items():
