@@ -82,7 +82,6 @@ from harness import (
 from tablesense.onboard.wire import codec
 
 LINE_BYTES_PER_S = 115200 // 10  # 8N1
-PROBES_PER_TABLE = 22  # W[1..11] and E[1..11]; E[12] is the lead
 
 
 def log(msg: str) -> None:

@@ -8,7 +8,6 @@ merges them: it drops detections below ``min_conf``, keeps the most confident
 detection of each card, and reports a fault when the camera fails.
 """
 
-FAULT_CAMERA_OBSCURED = 4
 FAULT_CAMERA = 5
 
 

@@ -20,11 +20,6 @@ def card_ok(c):
     return len(c) == 2 and c[0] in SUITS and c[1] in RANKS
 
 
-def card_order(c):
-    """Deck order SA..C2 as 0..51 (the order observations of one scan are sent in)."""
-    return SUITS.index(c[0]) * 13 + RANKS.index(c[1])
-
-
 def decode_pages(pages):
     """The card code in 16 bytes read from page 4, or None.
 

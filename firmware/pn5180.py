@@ -33,7 +33,7 @@ Sources (cited by tag in the comments below):
   prescaler on, PRESCALE_SEL 5..3 with 011 = 848 kHz, START_ON_TX_ENDED 11,
   STOP_ON_RX_STARTED 20), RX_STATUS 0x13 (bytes received 8..0, DATA_INTEGRITY_ERROR
   16, PROTOCOL_ERROR 17, COLLISION_DETECTED 18), TX_CONFIG 0x18 (TX_DATA_ENABLE 10,
-  TX_START_SYMBOL 7..6), RF_STATUS 0x1D.
+  TX_START_SYMBOL 7..6).
 - [ISO] ISO/IEC 15693-3 request format: flags (0x02 high data rate, 0x04 inventory;
   with inventory 0x20 one slot instead of 16, 0x40 option; without inventory 0x20
   addressed, 0x40 option), command, parameters, CRC16 (added and checked by the
@@ -80,7 +80,6 @@ TIMER1_RELOAD = const(0x0C)
 TIMER1_CONFIG = const(0x0F)
 RX_STATUS = const(0x13)
 TX_CONFIG = const(0x18)
-RF_STATUS = const(0x1D)
 # IRQ_STATUS bits [REG]
 IRQ_RX = const(0x000001)
 IRQ_IDLE = const(0x000004)

@@ -30,6 +30,7 @@ import os
 
 import fwboot
 from wire import codec
+from wire.signing import same_bytes
 
 SIG_CONTEXT = b"tablesense-firmware"
 FLUSH_BYTES = 512  # a partial file is flushed this often (what a power cut keeps)
@@ -167,7 +168,7 @@ class Updater:
             self.status(0, 0, "bad-manifest")
             return
         digest = hashlib.sha256(text.encode()).digest()
-        if not _same(expected_sig(self.key, digest), sig):
+        if not same_bytes(expected_sig(self.key, digest), sig):
             self.status(0, 0, "bad-signature")
             return
         for k, (sha, _size, _path) in enumerate(entries, 1):
@@ -179,12 +180,3 @@ class Updater:
         self.status(0, len(entries), "installing")
         if self.on_installed is not None:
             self.on_installed()
-
-
-def _same(a, b):
-    if len(a) != len(b):
-        return False
-    diff = 0
-    for i in range(len(a)):
-        diff |= a[i] ^ b[i]
-    return diff == 0

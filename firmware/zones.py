@@ -25,7 +25,6 @@ the loops in the sense mat under the cloth (a tag is powered only within
 the hand. The capabilities list exactly the zones of the antennas fitted.
 """
 
-from cards import card_order
 from mfrc522 import MFRC522Error
 from pn5180 import PN5180Error
 
@@ -35,7 +34,6 @@ FAULT_CLONE = 9  # rfid-chip-clone: version 0x12, used but reported once
 
 # The level each antenna's reach implies; an antenna zone not listed gives `unknown`.
 LEVEL_OF_ZONE = {"table": "at", "trick": "at", "floor": "below"}
-ZONE_CAPS = ("hand", "detached", "table", "trick", "floor")
 # A card sensed by two antennas at once is in the zone nearer the middle of the table.
 PRIORITY = {"trick": 3, "table": 2, "floor": 1, "hand": 1}
 # Cross-talk: the table and trick antennas lie near the neighbouring seats'. A tag newly
@@ -302,6 +300,3 @@ class RfidScanner:
         self._faults = []
         return f
 
-
-def sort_cards(cards):
-    return sorted(cards, key=card_order)

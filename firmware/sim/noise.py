@@ -3,7 +3,7 @@
 The noise at the sensors (missed reads, a card on a zone boundary, a
 neighbour's card, a camera's misread) is ``pollnoise.Noise``, the one model
 the Python reader of the demo runs too (``tablesense/onboard/pollnoise.py``, placed
-beside the firmware by ``tablesense.firmware.build``). This module adds what happens
+on the VM's path by ``tablesense.firmware.build``). This module adds what happens
 on the serial line.
 
 Delivery: ``NoisyOut`` wraps the reader's output stream: each frame is held

@@ -105,7 +105,6 @@ class SimMFRC522(Antenna):
         self.live = None  # that list for the current poll (None: self.tags, all SIGNAL_ON)
         self.alive = True
         self.frames = 0  # transceives since power up (for timing budgets)
-        self.tx_bytes = 0
         self._reset()
         self._addr = -1
         self._read = False
@@ -243,7 +242,6 @@ class SimMFRC522(Antenna):
         data = bytes(self.fifo)
         self.fifo = bytearray()
         self.frames += 1
-        self.tx_bytes += len(data)
         self.regs[0x06] = 0
         self.regs[0x0E] = 0x20
         self.regs[0x0C] = 0

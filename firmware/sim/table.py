@@ -1,7 +1,9 @@
 """A whole table's RFID readers in virtual time: four boards, one air, their time slots.
 
-    MICROPYPATH=firmware:<dir with codec.py> micropython firmware/sim/table.py \\
+    MICROPYPATH=firmware:DIR micropython firmware/sim/table.py \\
         --scenario table.jsonl [--slots 2] [--slot-ms 18] [--chip pn5180|mfrc522]
+
+(DIR: the shared modules, placed by ``python -m tablesense.firmware.build DIR``.)
 
 Each seat's firmware (RfidScanner, Reader with its Slots and its scan
 schedule) runs on its own simulated hardware and its own virtual clock, all

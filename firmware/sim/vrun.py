@@ -1,7 +1,7 @@
 """The reader firmware on the simulated hardware in virtual time: no pty, no asyncio, no waits.
 
-The same objects as sim/main.py (SimSPI, SimMFRC522, NTAG213, the world and its
-noise; the firmware's scanner, debouncer and Reader), stepped one scan at a
+The same objects as sim/main.py (the simulated SPI bus, chips and tags, the world
+and its noise; the firmware's scanner, debouncer and Reader), stepped one scan at a
 time by a virtual clock, so a whole board runs as fast as the Python can
 simulate the RF: for benchmarks and tests, in CPython or in the VM::
 

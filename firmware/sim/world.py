@@ -69,7 +69,6 @@ class World:
         self.tag_class = NTAG213
         for chip in self.chips.values():
             self.tag_class = getattr(chip, "tag_class", NTAG213)
-        self.level_fault = False
         self.camera_fault = False
         self.noise = noise if noise is not None and noise.active() else None
         self.others = others or []  # neighbours' card lines, by time
@@ -151,7 +150,7 @@ class World:
             elif zone in self.chips:
                 self.chips[zone].alive = not on
             if not on and zone is None:
-                self.level_fault = self.camera_fault = False
+                self.camera_fault = False
             return
         card = e["card"].upper()
         zone = e.get("zone", "gone")
@@ -194,11 +193,10 @@ class SimCamera:
 
 
 class WDT:
-    """machine.WDT stand-in: counts feeds (the unix port has no watchdog)."""
+    """machine.WDT stand-in (the unix port has no watchdog): feeding it does nothing."""
 
     def __init__(self, timeout=0):
         self.timeout = timeout
-        self.fed = 0
 
     def feed(self):
-        self.fed += 1
+        pass

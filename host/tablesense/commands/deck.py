@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from tablesense.contract import decks
-from tablesense.daemon.ports import open_port
-from tablesense.firmware.flasher import clock_stamp
+from tablesense.daemon.ports import open_port, read_some
+from tablesense.firmware.flasher import Link
 from tablesense.onboard.wire import codec
 
 RETRY_S = 1.0
@@ -64,29 +64,18 @@ def _say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-class Session:
+class Session(Link):
     """One reader in enrolment mode: MAINT enrol, then its TAG reports."""
 
     def __init__(self, url: str, key: bytes | None = None) -> None:
-        self.port = open_port(url)
-        self.key = key  # a reader with a key takes signed frames only
-        self.stamp = clock_stamp()
-        self.dec = codec.Decoder(key)
-        self.reader = 1
-        self.seq = 0
+        # a reader with a key takes signed frames only; its id comes from its HELLO
+        super().__init__(open_port(url), 1, key)
         self.tags: dict[str, decks.Tag] = {}  # uid -> as last reported
         self.faults = 0
 
-    def send(self, mtype: int, fields: dict[str, Any]) -> int:
-        self.seq = codec.seq_next(self.seq)
-        self.stamp += 1
-        self.port.write(codec.encode(mtype, fields, self.reader, self.seq, 0, self.key,
-                                     self.stamp, "host"))
-        return self.seq
-
     def poll(self) -> list[codec.Frame]:
         out = []
-        for item in self.dec.feed(self.port.read(max(1, self.port.in_waiting))):
+        for item in self.dec.feed(read_some(self.port)):
             if not isinstance(item, codec.Frame):
                 continue
             out.append(item)

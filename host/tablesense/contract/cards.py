@@ -75,11 +75,6 @@ def is_bid(call: str) -> bool:
     return len(call) == 2 and call[0] in "1234567" and call[1] in STRAINS
 
 
-def bid_rank(call: str) -> int:
-    """Order of bids: 1C < 1D < ... < 7N."""
-    return (int(call[0]) - 1) * 5 + STRAINS.index(call[1])
-
-
 def parse_call(text: str) -> str:
     t = text.strip().upper()
     aliases = {"PASS": "P", "DBL": "X", "RDBL": "XX", "D": "X", "R": "XX"}

@@ -8,8 +8,8 @@ besides its name (a card, a suit or a seat, and whether it must be given:
 daemon serves it to the page as ``/catalogue.json`` (:func:`as_json`); the
 page hard-codes no kind and no option, so a kind added to the contract
 needs one entry here and nothing in the browser. The daemon's own alert
-kinds (``journal-failed``, ``reader-spoofed``: not rulings, not in the
-contract) have entries too.
+kinds (``journal-failed``, ``reader-spoofed``: not rulings, so not in
+``vocab.Kind``; docs/contract.md, "Alerts of the daemon") have entries too.
 
 ``tests/test_catalogue.py`` checks that every ``Kind`` and ``Option`` has an
 entry and nothing else does.

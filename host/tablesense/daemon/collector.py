@@ -3,12 +3,11 @@
 Objects are freed by reference counting as soon as nothing refers to them;
 the cyclic collector only finds groups of objects that refer to each other
 and nothing else. It runs when allocations outnumber frees by 700, and each
-pass walks every object of the generations it collects: the tables' engines
-keep thousands of objects alive (readings, rulings, penalty cards), so at
-128 tables its passes held the core for 4 ms (the middle generation, about
-once a second) to 40 ms (a full pass, every ten seconds or so) while alerts
-waited, and they found nothing: the daemon makes no cyclic garbage as it
-runs (``gc.DEBUG_SAVEALL`` over a 512-reader run kept none).
+pass walks every object of the generations it collects, holding the core
+while alerts wait. The tables' engines keep thousands of objects alive
+(readings, rulings, penalty cards) and the daemon makes no cyclic garbage as
+it runs, so no automatic pass may walk the long-lived objects: it would find
+nothing (what the passes cost: BENCHMARKS.md, issue 18's third pass).
 
 So :class:`Collector`, ticked by the core between batches, moves whatever
 has survived so far out of the collector's way (``gc.freeze()``: the

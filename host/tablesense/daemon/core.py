@@ -327,8 +327,8 @@ class Daemon:
         # so their alerts wait for the window, not for the state interval.
         self._last_tick = now
         # Each table's state (and its journal's interval fsync) is due once every
-        # state_interval_ms, the tables taking turns tick by tick: 128 tables'
-        # snapshots at once held the readers up for tens of milliseconds.
+        # state_interval_ms, the tables taking turns tick by tick: never every table's
+        # snapshot in one tick, which the readers would wait for.
         turns = max(1, math.ceil(self.config.state_interval_ms / 1000 / TICK_S))
         turn = self._tick_no % turns
         self._tick_no += 1
@@ -364,7 +364,7 @@ class Daemon:
     def _on_link(self, m: LinkMessage) -> None:
         table = self.tables[m.table]
         if m.kind in ("online", "offline", "health", "spoofed"):
-            # The link's counters, and the glitches the engine's tracker suppressed.
+            # The link's counters, and the glitches the engine's sensing filter suppressed.
             suppressed: dict[str, int] = {}
             for s in m.seats or (m.seat,):
                 for kind, n in table.engine.noise.get(s, {}).items():
@@ -431,10 +431,9 @@ class Daemon:
             ids = {r["id"] for r in snap.get("rulings", ())}
             snap["answered"] = sorted(set(snap.get("answered", ())) | (answered & ids))
         if snap == self._snaps.get(t.name):
-            # the payload is table_state(snap), a pure function: it would be the same
-            # bytes again. Most events (a card moved about in a hand) change nothing
-            # the state shows, and the view and its encoding were three quarters of
-            # the cost of a state at 128 tables.
+            # the payload is table_state(snap), a pure function: the same bytes again.
+            # Most events (a card moved about in a hand) change nothing the state shows,
+            # and the view and its encoding are most of a state's cost: skip them.
             return
         self._snaps[t.name] = snap
         state = table_state(snap)

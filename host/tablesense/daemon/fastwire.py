@@ -2,17 +2,18 @@
 
 The wire codec is shared with the reader firmware, so it keeps to what
 MicroPython runs, and it decodes a frame field by field from the message
-table: about 70% of a reader link's time at line rate. Here the same
-decoder takes a shortcut for what a room sends most, a well-formed unsigned
-frame: the stream is split on 0x00 with ``bytes.find``, the COBS blocks
-joined as slices, the CRC checked, and OBSERVE and HEARTBEAT payloads read
-with one precompiled ``struct`` and lookup tables. Anything off that path
-(a chunk that does not decode as it stands, a value out of range, a signed
-frame, another type, a frame left half-read by the last chunk) is handed to
-the shared codec itself, so errors, their messages, offsets and counters are
-the codec's own. The codec stays the reference: ``tests/test_fastwire.py``
-checks that both give the same frames, errors and counters on every golden
-vector and on random streams.
+table: too slow on CPython for the line-rate goal (BENCHMARKS.md, "Now"),
+which the link's decoding must keep. Here the same decoder takes a shortcut
+for what a room sends most, a well-formed unsigned frame: the stream is
+split on 0x00 with ``bytes.find``, the COBS blocks joined as slices, the CRC
+checked, and OBSERVE and HEARTBEAT payloads read with one precompiled
+``struct`` and lookup tables. Anything off that path (a chunk that does not
+decode as it stands, a value out of range, a signed frame, another type, a
+frame left half-read by the last chunk) is handed to the shared codec
+itself, so errors, their messages, offsets and counters are the codec's own.
+The codec stays the reference: ``tests/test_fastwire.py`` checks that both
+give the same frames, errors and counters on every golden vector and on
+random streams.
 
 >>> from tablesense.onboard.wire import codec
 >>> wire = codec.encode(codec.OBSERVE, {"seat": "N", "card": "SA", "zone": "hand",

@@ -1,11 +1,11 @@
 """One thread for every reader link: a selector over their ports, and timers.
 
-A room has hundreds of readers, each sending a few frames a second. A thread
-per reader (as links had first) costs a thread each, and their wake-ups
-(every read timeout) and interpreter-lock hand-overs grew with the readers
-until they were the latency tail. Here one thread waits on every port's
-descriptor at once (``selectors``, epoll on Linux) and on a wake-up pipe, so
-the threads do not grow with readers. Each wake-up:
+A room has hundreds of readers, each sending a few frames a second, and the
+daemon's threads must not grow with them: a thread a reader wakes at each
+read timeout and hands the interpreter lock over with each frame, and the
+alerts wait behind those hand-overs. Here one thread waits on every port's
+descriptor at once (``selectors``, epoll on Linux) and on a wake-up pipe.
+Each wake-up:
 
 1. reads every port that is readable (what is waiting, once each) and hands
    the bytes to its link, which decodes them and delivers frames to its
@@ -43,7 +43,7 @@ from typing import Protocol
 log = logging.getLogger("tablesense.loop")
 
 INTERVAL_S = 0.02  # the longest sleep: on_wake (the core's clock) runs at least this often
-SERVICE_S = 0.05  # every link's timers at least this often (as a 50 ms read timeout did)
+SERVICE_S = 0.05  # every link's timers at least this often: a fifth of the shortest (ACKs, 250 ms)
 
 
 class Served(Protocol):

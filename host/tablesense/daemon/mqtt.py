@@ -106,12 +106,8 @@ class Publisher:
     def _make_client(self) -> mqtt.Client:
         client = _client(self.cfg, self.cfg.client_id)
         client.will_set(self.topics.bridge_state, OFFLINE, qos=1, retain=True)
-        # No window in paho itself (0: unlimited): alerts are windowed by the pump
-        # (max_inflight), and retained state and health, latest value wins, are a
-        # few a second a table. With a window, paho queued every message past it
-        # and, on each PUBACK, walked every message it held to find the next to
-        # send: at 128 tables (about a thousand state and health messages a second)
-        # that walk was half the daemon's time and alerts waited behind the queue.
+        # paho's own window stays off (0): the pump windows alerts (max_inflight), and
+        # paho walks every message it queued past a window on each PUBACK.
         client.max_inflight_messages_set(0)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
@@ -224,11 +220,10 @@ class Publisher:
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int,
                     reason: ReasonCode, props: Properties) -> None:
         # Called with paho's message lock held: only record, the pump does the rest.
-        # Only an alert's PUBACK matters to the pump: retained state and health are
-        # QoS 1 too, hundreds a second in a full room, and waking the pump (and its
-        # outbox query) for each of them cost more than the alerts did. An alert's
-        # is one in flight, or one whose row is being handed on right now (its
-        # message id may not be recorded yet: the hand lock is held until it is).
+        # Only an alert's PUBACK may wake the pump (and its outbox query): state and
+        # health are QoS 1 too, hundreds a second in a full room. An alert's is one
+        # in flight, or one whose row is being handed on right now (its message id
+        # may not be recorded yet: the hand lock is held until it is).
         with self._lock:
             if mid not in self._inflight and not self._hand_lock.locked():
                 return
@@ -339,16 +334,8 @@ def read_retained(cfg: BrokerConfig, topics: list[str], timeout: float = 5.0) ->
     client.on_connect = on_connect
     client.on_subscribe = on_subscribe
     client.on_message = on_message
-    net = NetLoop(client, name="mqtt-probe")
-    try:
-        client.connect(cfg.host, cfg.port, keepalive=10)  # refused: OSError, at once
-        net.start()
-        if not done.wait(timeout):
-            raise TimeoutError(f"no answer from the broker at {cfg.host}:{cfg.port}")
-    finally:
-        with contextlib.suppress(Exception):
-            client.disconnect()
-        net.stop(1.0)
+    _exchange(client, "mqtt-probe", f"{cfg.host}:{cfg.port}", done, timeout,
+              lambda: client.connect(cfg.host, cfg.port, keepalive=10))  # refused: OSError
     if failed:
         raise ConnectionError(f"the broker at {cfg.host}:{cfg.port}: {failed[0]}")
     return got
@@ -395,18 +382,26 @@ def broker_login(url: str, base: str, username: str, password: str,
         client.tls_set()
     client.on_connect = on_connect
     client.on_publish = on_publish
-    net = NetLoop(client, name="mqtt-login")
-    try:
-        client.connect_async(u.hostname, u.port or (443 if u.scheme == "wss" else 80),
-                             keepalive=10)
-        net.start()
-        if not done.wait(timeout):
-            raise TimeoutError(f"no answer from the broker at {url}")
-    finally:
-        with contextlib.suppress(Exception):
-            client.disconnect()
-        net.stop(1.0)
+    host, port = u.hostname, u.port or (443 if u.scheme == "wss" else 80)
+    _exchange(client, "mqtt-login", url, done, timeout,
+              lambda: client.connect_async(host, port, keepalive=10))
     if result["rc"].is_failure:
         return None
     pub = result.get("pub")
     return "viewer" if pub is not None and pub.is_failure else "director"
+
+
+def _exchange(client: mqtt.Client, name: str, where: str, done: threading.Event,
+              timeout: float, connect: Callable[[], object]) -> None:
+    """A short-lived client's one exchange: connect, run its network loop until
+    ``done`` (TimeoutError after ``timeout`` s), then disconnect and stop."""
+    net = NetLoop(client, name=name)
+    try:
+        connect()
+        net.start()
+        if not done.wait(timeout):
+            raise TimeoutError(f"no answer from the broker at {where}")
+    finally:
+        with contextlib.suppress(Exception):
+            client.disconnect()
+        net.stop(1.0)

@@ -1,8 +1,8 @@
 """The MQTT client's network traffic, on a selector of our own (epoll on Linux).
 
 paho's own network thread (``loop_start``) waits on its socket with
-``select()``, which takes only descriptors below ``FD_SETSIZE`` (1024). A room
-of 512 readers holds about 2,700 descriptors (ports, journals, the outbox), so
+``select()``, which takes only descriptors below ``FD_SETSIZE`` (1024). A room's
+daemon holds thousands of descriptors (ports, journals, the outbox), so
 a connection made after the ports are open (any reconnect) gets a descriptor
 above 1024 and paho's loop fails on it (``ValueError: filedescriptor out of
 range in select()``) for as long as it tries. Here one thread drives the

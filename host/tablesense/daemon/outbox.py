@@ -16,11 +16,11 @@ safe: every ruling's journal line was made durable before its row was added
 (``TableRuntime._alerts`` syncs the journal first), and on restart the replay
 enqueues every ruling whose id the outbox does not know, so a lost row comes
 back, and a lost "acked" mark means one more delivery of the same id. What a
-power cut can lose outright is a ``reader-offline`` or ``reader-spoofed``
-alert not yet delivered (they are not journaled); the readers' state is found
-again after the restart. ``FULL`` cost a second fsync per alert on the alert's
-path: the latency benchmark (BENCHMARKS.md) measured the median alert latency
-on disk about halving without it.
+power cut can lose outright is one of the daemon's own alerts not yet
+delivered (``reader-offline``, ``reader-spoofed``, ``journal-failed``: they
+are not journaled); the readers' state is found again after the restart.
+Not ``FULL``: no second fsync on an alert's path, which the journal's fsync
+already makes safe.
 
 Rows are keyed by the alert id (``key``, unique): enqueueing the same alert
 twice is a no-op. That is what lets the daemon replay a journal on restart
@@ -165,11 +165,3 @@ class Outbox:
             found = {str(s): int(n) for s, n in rows}
         return {k: found.get(k, 0) for k in ("pending", "acked", "refused")}
 
-    def prune(self, older_than_ms: int) -> int:
-        """Forget acknowledged rows older than this (their keys too: only do it
-        for journals that will not be replayed again)."""
-        cutoff = int(time.time() * 1000) - older_than_ms
-        with self._lock, self._failing("prune"):
-            cur = self._db.execute(
-                "DELETE FROM outbox WHERE status != 'pending' AND acked < ?", (cutoff,))
-            return cur.rowcount

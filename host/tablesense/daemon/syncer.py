@@ -37,11 +37,10 @@ class Syncer:
     """A fixed pool that fsyncs journals and then releases the alerts waiting on them.
 
     Its own few lines rather than a ``ThreadPoolExecutor``: a room hands on
-    hundreds of jobs a second (each table's interval fsync, each alert), and
-    the executor's future, work item and condition per job were a tenth of the
-    interpreter's time at 128 tables. A job here is the table itself, put on a
-    queue that the workers take from; they are started as jobs need them, at
-    most ``workers``.
+    hundreds of jobs a second (each table's interval fsync, each alert), so a
+    job costs a queue put, not a future, a work item and a condition. A job here
+    is the table itself, put on a queue that the workers take from; they are
+    started as jobs need them, at most ``workers``.
     """
 
     def __init__(self, workers: int = WORKERS) -> None:

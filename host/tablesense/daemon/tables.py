@@ -342,8 +342,8 @@ class TableRuntime:
             # stamped no earlier, so a replay (which has no ticks, only the next
             # event's t) cannot put before a time-made ruling a frame that was
             # received just before the tick but applied just after it (queued, or
-            # held for a RESEND). (The engine must also take time in the same order
-            # in apply() as in tick(): see the xfail in tests/test_faults.py.)
+            # held for a RESEND). (The engine also takes time in the same order in
+            # apply() as in tick(): tests/test_faults.py, ticks between events.)
             self.journal.last_t = max(self.journal.last_t, now)
             before = self._shape()
             self._alerts(self.engine.tick(now))

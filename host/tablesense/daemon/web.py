@@ -16,9 +16,9 @@ is never served). The dynamic documents are:
   it was loaded from, so a tablet that opens ``http://club-pc:8080/`` talks
   to ``ws://club-pc:9001``; ``login: false`` (the demo's anonymous broker)
   connects without asking;
-- whatever the daemon adds as *routes* (daemon/core.py): the catalogue of
-  kinds and options, the record as JSON and as a printable report, the
-  double-dummy analysis of a table.
+- the *routes* it is handed (made by daemon/api.py, handed over by
+  daemon/core.py): the catalogue of kinds and options, the record as JSON
+  and as a printable report, the double-dummy analysis of a table.
 
 Only ``GET``/``HEAD`` of files in the static folder (no listings) and of the
 routes; every answer carries a Content-Security-Policy that allows scripts

@@ -75,9 +75,8 @@ VISION_BARRIER_S = 120.0
 BOOT_WAIT_S = 15.0
 # From the moment a table's last VM is online to its scenario time 0: its CONFIG's way.
 EPOCH_MARGIN_MS = 100
-# 4 VMs a table. Measured here: each VM ~0.8% of a core and ~13 MB resident (a
-# 24-board scenario included), so more would fit; past two tables the Python
-# readers keep a laptop's fans quiet, and --readers vm still forces the VMs.
+# Tables whose readers are VMs by default (4 a table): past it the Python readers keep a
+# laptop's fans quiet; --readers vm still forces the VMs.
 VM_MAX_TABLES = 2
 
 

@@ -12,7 +12,7 @@ engine see exactly what they would see from a reader board:
   does it report;
 * ``HEARTBEAT`` every second; ``OBSERVE`` for each change of a card's
   (zone, face, level, seen_by), debounced by the firmware's own debouncer
-  (:mod:`tablesense.onboard.debounce`, the one module both run; the camera's 0.6
+  (:mod:`tablesense.onboard.debounce`, the very module the board runs; the camera's 0.6
   confidence floor as firmware/camera.py);
 * the last 64 frames but HELLOs kept for ``RESEND`` (as the firmware keeps
   them); a host ``ACK`` frees them.
@@ -227,7 +227,6 @@ class PySimReader:
         self.reader_id = SEATS.index(seat) + 1 if reader_id is None else reader_id
         self.seq = 0
         self.configured = False
-        self.frames_sent = 0
         self.resent = 0
         self._ring: OrderedDict[int, bytes] = OrderedDict()
         self._wire: list[tuple[int, bytes]] = []  # (due ms, frame): the noisy wire's queue
@@ -299,7 +298,6 @@ class PySimReader:
                 while len(self._ring) > RING:
                     self._ring.popitem(last=False)
             self.seq = codec.seq_next(self.seq)
-            self.frames_sent += 1
             if self._lose and self._wire_rng.random() < self._lose:
                 b = bytearray(frame)  # a bit flipped on the wire: the host's CRC drops it
                 i = len(b) // 2

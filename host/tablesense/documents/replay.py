@@ -1,6 +1,9 @@
 """Replay: a journal through one engine per table, rulings out in order.
 
-Used by ``tablesense replay``, by the daemon on restart, and by the tests.
+Used by ``tablesense replay``, ``export``, the proving harness and the tests.
+The daemon replays its own journals on restart through the same engine but
+not through here (``TableRuntime.replay``: it rebuilds the ledger and
+re-enqueues the alerts too).
 """
 
 from __future__ import annotations

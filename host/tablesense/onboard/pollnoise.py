@@ -1,8 +1,9 @@
 """Noise at the poll level: what real antennas and cameras do under a reader's filters.
 
 One model for both simulated readers: the firmware's simulated hardware in
-the MicroPython VM (``firmware/sim/``, where ``tablesense.firmware.build`` places this
-file) and the Python camera reader of the demo (``tablesense.demo.pysim``).
+the MicroPython VM (``firmware/sim/``, which imports it from the reader's work
+directory, where ``tablesense.firmware.build`` places the onboard modules) and
+the Python camera reader of the demo (``tablesense.demo.pysim``).
 So it keeps to what MicroPython runs (no typing at run time, no
 ``__future__``) and imports nothing of the project's. The rates come from a
 noise profile (``tablesense.sim.noise.Profile.poll_level()``, which says what

@@ -115,7 +115,6 @@ class Verdict(Measured):
     output: bytes  # what `tablesense replay` prints on standard output for the journal
     drift: int | None  # the first event after which the engine's trick is not the table's
     first_false: str | None  # a storm's first false ruling, in words
-    engine_at_drift: State | None = None  # the engine's trick after that event
 
     @property
     def cause(self) -> str:
@@ -197,7 +196,7 @@ def judge(board: IrregularBoard) -> Verdict:
     first = (_first_false(board, alerts, drift, engine_then)
              if len(alerts) > 2 * board.incidents + 3 else None)
     return Verdict(board, tuple(r for _, r in alerts), tricks, phase, tuple(reported),
-                   render(lines), drift, first, engine_then)
+                   render(lines), drift, first)
 
 
 def _drift(truth: list[State], seen_at: list[tuple[int, State | None]]) -> int | None:

@@ -13,7 +13,7 @@ real reader's ``/dev/ttyACM0``::
         ...
 
 The firmware imports the modules it shares with the host (``wire``,
-``debounce``) from the reader's work directory, which is on the VM's
+``debounce``, ``pollnoise``) from the reader's work directory, which is on the VM's
 ``MICROPYPATH`` after ``firmware/``; ``tablesense.firmware.build.place_shared`` puts
 them there, the same build step a board deploy uses.
 """

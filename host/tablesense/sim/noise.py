@@ -10,9 +10,9 @@ in the other order (``reorder``). ``clean``, ``club`` and ``hostile`` ship in
 ``tablesense/data/noise/``; ``load_profile`` also takes a path.
 
 ``NoiseModel.apply`` turns one board's clean journal events into the noisy
-stream a daemon would journal: the simulated readers and the noise benchmark
-use it. Everything is driven by the ``random.Random`` passed in, so a seed
-gives the same noise every time.
+stream a daemon would journal: the noise evaluation (``proving.noise_eval``,
+the noise benchmark) and the tests use it. Everything is driven by the
+``random.Random`` passed in, so a seed gives the same noise every time.
 
 The same profile also drives the simulated readers *below* their firmware
 (poll level: :mod:`tablesense.onboard.pollnoise`, one model for the reader firmware

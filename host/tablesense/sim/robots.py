@@ -103,7 +103,6 @@ class Board:
         self.code = code
         self.mishap = mishap
         self.dealer = dealer or dealer_of(number)  # Law 2, as the vulnerability
-        self.mishap_done = False
 
     def _ev(self, obj: Event, gap: int | None = None) -> Event:
         out: Event = {"v": 1, "t": self.t, **obj}
@@ -175,7 +174,6 @@ class Board:
         changes who leads (a lead out of turn, accepted)."""
         rng = self.rng
         defenders = [s for s in SEATS if s not in (declarer, partner(declarer))]
-        self.mishap_done = True
         if self.mishap in ("drop", "show"):
             seat = rng.choice(defenders)
             card = choose(held[seat], None, rng)

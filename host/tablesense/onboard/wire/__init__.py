@@ -5,7 +5,8 @@ reader firmware (MicroPython 1.2x), so each keeps to the subset both run: no
 dataclasses, no runtime ``typing`` import, no ``__future__``, only ``struct``,
 ``binascii`` and ``hashlib`` from the standard library, relative imports
 between these modules. Annotations that name typing-only things are strings.
-``tablesense.firmware.build.place_shared`` copies them for the board, the VM and the tests.
+``tablesense.firmware.build`` copies them, with the rest of ``onboard/``, for the
+board (``build``), the VM and the tests (``place_shared``).
 
 - ``errors``: whose fault a problem is (ours, or the peer's).
 - ``framing``: the header, CRC-32, COBS and splitting a byte stream into frames.

@@ -84,7 +84,6 @@ from .messages import (
     STRAINS,
     SUITS,
     TAG,
-    TYPE_IDS,
     TYPE_NAMES,
     UID_LEN,
     UPDATE_STATES,

@@ -163,7 +163,6 @@ MESSAGES: "dict[int, tuple[str, tuple[tuple[str, str, Any, int | None], ...]]]" 
     )),
 }
 TYPE_NAMES = {mtype: spec[0] for mtype, spec in MESSAGES.items()}
-TYPE_IDS = {name: mtype for mtype, name in TYPE_NAMES.items()}
 # Struct format of each kind's bytes (HELLO's serial adds its own bytes after them).
 _FORMATS = {"code": "B", "card": "B", "call": "B", "face_level": "B", "seen_by": "B",
             "conf": "B", "version": "BBB", "caps": "H", "serial": "B", "flag": "B",

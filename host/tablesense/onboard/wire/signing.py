@@ -82,13 +82,13 @@ def verify(key: SigningKey, sender: str, body: bytes) -> "int | None":
     None when the MAC does not match.
     """
     end = len(body) - SIG_LEN
-    if not _same_bytes(key.mac(sender, body[: end + STAMP_LEN]), body[end + STAMP_LEN :]):
+    if not same_bytes(key.mac(sender, body[: end + STAMP_LEN]), body[end + STAMP_LEN :]):
         return None
     lo, hi = struct.unpack("<IH", body[end : end + STAMP_LEN])
     return int(lo | (hi << 32))
 
 
-def _same_bytes(a: bytes, b: bytes) -> bool:
+def same_bytes(a: bytes, b: bytes) -> bool:
     """Compare without stopping at the first difference (no timing hint)."""
     if len(a) != len(b):
         return False
