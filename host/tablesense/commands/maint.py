@@ -18,8 +18,8 @@ import sys
 import time
 from typing import Any
 
-from tablesense.daemon.ports import open_port
-from tablesense.firmware.flasher import clock_stamp
+from tablesense.daemon.ports import open_port, read_some
+from tablesense.firmware.flasher import Link
 from tablesense.onboard.wire import codec
 
 
@@ -38,18 +38,15 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    port = open_port(args.port)
-    dec = codec.Decoder(args.key)
-    stamp = clock_stamp()
+    link = Link(open_port(args.port), 1, args.key)
     ids = [args.reader] if args.reader is not None else []
     deadline = time.monotonic() + args.timeout
     asked: dict[int, int] = {}  # seq of our MAINT -> reader id
-    seq = 0
     tried = 0.0
     acked = False
     try:
         while time.monotonic() < deadline:
-            for item in dec.feed(port.read(max(1, port.in_waiting))):
+            for item in link.dec.feed(read_some(link.port)):
                 if not isinstance(item, codec.Frame):
                     continue
                 if item.mtype == codec.HELLO and args.reader is None:
@@ -68,13 +65,10 @@ def run(args: argparse.Namespace) -> int:
             if now - tried >= 0.5:  # ask again (or the next id) every half second
                 tried = now
                 for rid in ids or [1 + int(now * 2) % 4]:
-                    seq = codec.seq_next(seq)
-                    asked[seq] = rid
-                    stamp += 1
-                    port.write(codec.encode(codec.MAINT, {"action": args.action}, rid, seq, 0,
-                                            args.key, stamp, "host"))
+                    link.reader = rid
+                    asked[link.send(codec.MAINT, {"action": args.action})] = rid
     finally:
-        port.close()
+        link.port.close()
     why = "" if args.key else " (a reader with a key answers signed frames only: --key)"
     print(f"tablesense maint: no answer on {args.port}{why}", file=sys.stderr)
     return 1
