@@ -29,7 +29,6 @@ import struct
 
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from .framing import (
-    COMPAT_MASK,
     CRC_LEN,
     FLAG_SIGNED,
     HEADER,

@@ -34,8 +34,7 @@ MIN_ENCODED = MIN_FRAME + 1
 # Flags byte: the low nibble holds *incompatible* flags (a receiver that does
 # not know a set bit must drop the frame), the high nibble *compatible* flags
 # (a receiver ignores the bits it does not know). As MAVLink 2 does.
-INCOMPAT_MASK = 0x0F
-COMPAT_MASK = 0xF0
+INCOMPAT_MASK = 0x0F  # the high nibble, compatible flags, needs no mask: unknown bits pass
 # The frame carries a signature block (signing.py). Only a receiver given the
 # key supports it: a Decoder without one drops signed frames as
 # ``incompatible_flag``, and encode() sets it only with a key.
