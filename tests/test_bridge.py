@@ -143,7 +143,6 @@ def expose(director: Director, daemons: dict[str, Daemon], readers: dict[str, An
 @pytest.mark.broker
 def test_rooms_bridged_to_a_central_broker(mosquitto, watchers, pty_readers,
                                            tmp_path: Path) -> None:
-    started = time.monotonic()
     central = mosquitto()
     w = watchers(central.port, ["tablesense/#", "$SYS/broker/connection/+/state"])
     brokers, daemons, readers = start_rooms(mosquitto, pty_readers, tmp_path, central.port)
@@ -209,7 +208,6 @@ def test_rooms_bridged_to_a_central_broker(mosquitto, watchers, pty_readers,
     brokers["room-b"].stop()
     assert w.wait_for(lambda m: ("$SYS/broker/connection/bridge-room-b/state", b"0")
                       in [(t, p) for t, p, *_ in m], 5)
-    assert time.monotonic() - started < 20
 
 
 @pytest.mark.broker
@@ -218,7 +216,6 @@ def test_central_outage_alerts_queued_by_the_room_broker(mosquitto, watchers, pt
     """The central broker goes away: the room daemon's alert is acknowledged by its
     room broker, which queues it for the bridge (cleansession false) and delivers it
     when the central broker is back; the director's persistent session gets it once."""
-    started = time.monotonic()
     central = mosquitto(persistence=True)
     w = watchers(central.port, ["tablesense/+/+/alert", "tablesense/+/+/cmd/response"],
                  client_id="director", persistent=True)
@@ -247,4 +244,3 @@ def test_central_outage_alerts_queued_by_the_room_broker(mosquitto, watchers, pt
         director.close()
         for dd in daemons.values():
             dd.stop()
-    assert time.monotonic() - started < 20
