@@ -502,6 +502,16 @@ def draw_for_seats_no_incident() -> Script:
     return s
 
 
+# -- issue 25: six rules of law and two readings ------------------------------------------
+@scenario
+def minor_penalty_card_revoke_in_its_suit() -> Script:
+    # L44C, 61: East, with a minor penalty card in clubs, plays the C4 to a heart lead while
+    # he holds the H7: following suit comes first, so he has revoked; Law 52 does not apply.
+    s = after_two_tricks().drop("E", "C5").trick("E:S6 S:S5 W:SA N:S2")
+    s.trick("W:H5 N:H3 E:C4 S:H2")
+    return s.play("W:D3 N:D2 E:D6")
+
+
 def main() -> None:
     out = output_dir(CODE)
     out.mkdir(parents=True, exist_ok=True)

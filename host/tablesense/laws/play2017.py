@@ -180,6 +180,11 @@ class Play2017(LawCode):
         self.establish_revokes(tv, seat, t)
         if not leading and not b.is_legal(seat, card):
             tv.ob.revokes[seat] = (card, len(b.tricks))  # dummy too (Law 61A)
+            # Law 44C: following suit comes before every other requirement, so a card
+            # that fails to follow is a revoke (Law 61), never a penalty card unplayed
+            # (Law 52): no accept/refuse choice for it
+            self._check_restrictions(tv, seat, card, leading, t)
+            return
         self._check_restrictions(tv, seat, card, leading, t)
         pcs = tv.ob.pcs(seat)
         if not pcs or card in pcs:
