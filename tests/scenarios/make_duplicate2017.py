@@ -512,6 +512,17 @@ def minor_penalty_card_revoke_in_its_suit() -> Script:
     return s.play("W:D3 N:D2 E:D6")
 
 
+@scenario
+def auction_spot_card_named_first() -> Script:
+    # L24A, 24B: East names his C4 and then lets it be seen during the auction: a single card
+    # below honour rank, not prematurely led, has no further rectification; West is not
+    # barred (24B is for an honour, a card led early, or more than one card): his double
+    # stands.
+    s = Script(CODE).dealt().call("N", "1N").cmd("named", seat="E", card="C4")
+    s.drop("E", "C4", seen_by=["W", "N", "S"]).call("E", "P").call("S", "3N")
+    return s.auction("X P P P", first="W")
+
+
 def main() -> None:
     out = output_dir(CODE)
     out.mkdir(parents=True, exist_ok=True)

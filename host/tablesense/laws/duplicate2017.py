@@ -219,13 +219,16 @@ class Duplicate2017(Play2017):
             return
         mine = tv.ob.law24.setdefault(seat, {})
         for c in cards:
-            mine.setdefault(c, how)
+            if mine.get(c, "named") == "named":  # a card named, then seen: how it was seen
+                mine[c] = how
         earlier = [rid for rid in tv.ob.law24_rulings.get(seat, []) if rid not in tv.closed]
         all_cards = tuple(mine)
         severity = "director" if vis == "unknown" else "penalty"
         who, pard = name(seat), name(partner(seat))
+        # 24A: one card below honour rank, not led early, even when its holder named it
+        # first; 24B (partner must pass) is for an honour or a card led, 24C for two or more
         single_spot = (len(all_cards) == 1 and not is_honour(all_cards[0])
-                       and how not in ("led", "named"))
+                       and mine[all_cards[0]] != "led")
         if single_spot:
             r = tv.emit(self.draft(
                 "auction-exposure", "Law 24A",
