@@ -523,6 +523,16 @@ def auction_spot_card_named_first() -> Script:
     return s.auction("X P P P", first="W")
 
 
+@scenario
+def dealt_card_exposed_by_its_holder() -> Script:
+    # L6D1: a card dealt to East face down, then seen face up in front of him before the deal
+    # is complete: a card already in a player's hand is his (the dealer's only while it is
+    # being dealt); the board is dealt again.
+    s = Script(CODE).setup("deal").obs("E", "SK", "table", "down", gap=200)
+    s.obs("E", "SK", "table")
+    return s.setup("shuffle").setup("deal").dealt().auction("1N P 3N P P P")
+
+
 def main() -> None:
     out = output_dir(CODE)
     out.mkdir(parents=True, exist_ok=True)

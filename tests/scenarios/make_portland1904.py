@@ -450,11 +450,12 @@ WHIST = ("portland-1904", "american-1907")
 @scenario
 def dealt_card_exposed_by_receiver(code: str) -> Script:
     """L40: East's card, dealt to him face down, is seen face up in front of him: exposed by
-    an adversary, so the dealer (or his partner) may claim a new deal."""
+    an adversary, so the dealer (or his partner) may claim a new deal. American 1907: a card
+    exposed in the dealing is the dealer's, so the eldest hand (East) may claim."""
     s = Script(code).setup("deal").obs("E", "SK", "table", "down", gap=200)
     s.obs("E", "SK", "table")
     if code in WHIST:
-        s.cmd("decide", option="demand-new-deal", seat="N")
+        s.cmd("decide", option="demand-new-deal", seat="E" if code == "american-1907" else "N")
     return s.setup("shuffle").setup("deal").dealt()
 
 

@@ -780,7 +780,7 @@ class Engine:
             return
         if b.phase == "setup":
             if o.face == "up":
-                self.law.setup_exposure(self.view, o)
+                self.law.setup_exposure(self.view, o, prev)
             elif o.zone == "hand" and self._deal_complete():
                 self._on_dealt(Dealt(o.t))  # the contract: inferred when each reader holds 13
             return

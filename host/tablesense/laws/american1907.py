@@ -36,6 +36,9 @@ class American1907(Portland1904):
     hands_abandoned: ClassVar[bool] = False  # no "hands abandoned" law in the 1907 text
     misnamed_rule: ClassVar[bool] = False
     claim_exempts_adversaries: ClassVar[bool] = True
+    # "If the dealer or his partner expose a card" in the deal: a dealt card that falls
+    # face up or to the floor in the dealing is exposed by the dealer, not the receiver
+    dealt_card_exposer: ClassVar[str] = "dealer"
     cite: ClassVar[dict[str, str]] = {
         **Portland1904.cite,
         "draw": "Cutting", "shuffle": "Shuffling", "cut": "The deal", "pack": "A new deal (c)",

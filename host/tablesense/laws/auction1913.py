@@ -37,6 +37,8 @@ class Auction1913(American1907):
     # L37 (c): any card exposed during the deal, on, above or below the table: a new deal
     setup_kinds: ClassVar[dict[str, str]] = {**American1907.setup_kinds, "deal": "redeal"}
     deal_below: ClassVar[str] = "exposed"
+    # Law 37 (c) names no exposer: the receiver of a card dealt to him, as Portland L40 reads
+    dealt_card_exposer: ClassVar[str] = "receiver"
     leader_pre_lead_callable: ClassVar[bool] = True
     pre_lead_options: ClassVar[dict[str, tuple[str, ...]]] = {
         "leader": ("call-card",), "leaders-partner": ("call-card", "forbid-lead-suit")}

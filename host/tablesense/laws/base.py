@@ -130,7 +130,8 @@ class LawCode:
         """An established revoke by the holder of ``seat``."""
 
     # -- hooks -----------------------------------------------------------------
-    def setup_exposure(self, tv: TableView, o: Observe) -> None: ...
+    def setup_exposure(self, tv: TableView, o: Observe, prev: Position | None) -> None:
+        """A card face up before the auction; ``prev``: where the readers had it before."""
     def exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], how: str, vis: str,
                  t: int, obs: list[Observe]) -> None: ...
     def thrown_hand(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str, t: int,

@@ -19,6 +19,7 @@ from tablesense.laws.play2017 import Play2017
 
 if TYPE_CHECKING:
     from tablesense.contract.events import Call, Named, Observe
+    from tablesense.engine.tracker import Position
     from tablesense.engine.view import TableView
 
 LEAD_OPTIONS = ("require-lead-suit", "forbid-lead-suit", "pc-remains")
@@ -35,7 +36,7 @@ class Duplicate2017(Play2017):
     source: ClassVar[str] = "seed 002 (Laws 50-52 summary); codes.md section 1"
 
     # -- before the auction ------------------------------------------------------
-    def setup_exposure(self, tv: TableView, o: Observe) -> None:
+    def setup_exposure(self, tv: TableView, o: Observe, prev: Position | None) -> None:
         b = tv.b
         if b.step == "draw":
             # Each player showing one card is how a draw for seats is made: no incident.
@@ -50,7 +51,11 @@ class Duplicate2017(Play2017):
         if tv.ob.redeal_ruled:
             return
         tv.ob.redeal_ruled = True
-        offender = o.seat if o.zone == "hand" else b.dealer
+        # a card already in a player's hand (sensed face down at his seat: dealt to him) is
+        # his; one seen as it is dealt, or faced in the pack, the dealer's
+        held = o.zone == "hand" or (prev is not None and prev.seat == o.seat
+                                    and prev.face == "down" and prev.zone in ("hand", "table"))
+        offender = o.seat if held else b.dealer
         tv.emit(self.draft(
             "redeal", "Law 6D1",
             f"The {o.card} could be seen before the deal was complete: the board must be "

@@ -52,6 +52,10 @@ class Portland1904(OldPlay):
     # dropped on the floor" is read into it, and the director told (``not`` / ``exposed``
     # where a code settles it).
     deal_below: ClassVar[str] = "director"
+    # Who exposed a card dealt face down and then seen face up in front of its receiver (or
+    # below the table) during the deal: the receiver (L40 reads "expose" of whoever
+    # handles it), or the dealer (``dealer``: the one who deals exposes what falls).
+    dealt_card_exposer: ClassVar[str] = "receiver"
     claim_exempts_adversaries: ClassVar[bool] = False  # L75 exempts the dealer's cards only
     cite: ClassVar[dict[str, str]] = {
         "draw": "Law 16", "shuffle": "Law 27, 33", "cut": "Law 35", "pack": "Law 39 (II)",
@@ -150,7 +154,7 @@ class Portland1904(OldPlay):
         return [lho(b_dealer), rho(b_dealer)]
 
     # -- before the deal is complete ------------------------------------------------------
-    def setup_exposure(self, tv: TableView, o: Observe) -> None:
+    def setup_exposure(self, tv: TableView, o: Observe, prev: Position | None) -> None:
         b = tv.b
         st = state(tv)
         step = b.step or "deal"
@@ -174,7 +178,8 @@ class Portland1904(OldPlay):
             self.emit(tv, self.draft(
                 "not-exposed", self.c("deal-below"),
                 f"{name(o.seat)}'s {o.card} was seen face up below the table during the deal. "
-                f"{self.deal_below_words()}", severity="director", offender=o.seat,
+                f"{self.deal_below_words()}", severity="director",
+                offender=b.dealer if self.dealt_card_exposer == "dealer" else o.seat,
                 cards=(o.card,)), o.t)
             return
         if step in st.steps_ruled or tv.ob.redeal_ruled:
@@ -183,7 +188,8 @@ class Portland1904(OldPlay):
         # The player who exposed it: the holder of a card in his hand, or of one dealt to him
         # face down and then seen face up in front of him; a card never seen face down came
         # face up from the pack (the dealer's).
-        dealt_to = step == "deal" and o.zone != "hand"
+        dealt_to = (step == "deal" and o.zone != "hand"
+                    and self.dealt_card_exposer == "receiver")
         offender = o.seat if (o.zone == "hand" or dealt_to) else b.dealer
         if kind == "new-deal" and b.dealer is not None and offender is not None:
             claimants = self.deal_claimants(b.dealer, offender)
