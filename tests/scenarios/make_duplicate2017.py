@@ -533,6 +533,25 @@ def dealt_card_exposed_by_its_holder() -> Script:
     return s.setup("shuffle").setup("deal").dealt().auction("1N P 3N P P P")
 
 
+@scenario
+def premature_play_taken_back() -> Script:
+    # L57D: West plays the D3 before dummy, his right-hand opponent, then takes it back into
+    # his hand: it is his play only while it lies in his trick zone; the D4 he plays at his
+    # turn is his play, and the play goes on with no lead out of turn and no revoke.
+    s = after_two_tricks().play("E:D6 W:D3").obs("W", "D3", "hand", "down")
+    s.play("S:DT W:D4 N:DA").quit("E:D6 S:DT W:D4 N:DA")
+    return s.trick("N:H3 E:H7 S:H2 W:H5").play("E:DJ S:DQ W:D3 N:D2")
+
+
+@scenario
+def premature_play_laid_on_table() -> Script:
+    # L57D: the same card laid face down on West's table instead of taken into his hand: the
+    # card he puts in his trick zone at his turn is his play.
+    s = after_two_tricks().play("E:D6 W:D3").obs("W", "D3", "table", "down")
+    s.play("S:DT W:D4 N:DA").quit("E:D6 S:DT W:D4 N:DA")
+    return s.trick("N:H3 E:H7 S:H2 W:H5").play("E:DJ S:DQ W:D3 N:D2")
+
+
 def main() -> None:
     out = output_dir(CODE)
     out.mkdir(parents=True, exist_ok=True)

@@ -490,6 +490,25 @@ def redeal_then_exposed_in_deal(code: str) -> Script:
     return s.setup("shuffle").setup("deal").dealt()
 
 
+# -- issue 25: a card played before its turn counts only while it lies in the trick zone ---
+@scenario
+def fourth_before_partner_taken_back(code: str) -> Script:
+    """L86: West, fourth hand, plays the HK before his partner, then takes it back into his
+    hand: his play only while it lay in his trick zone; the H5 at his turn is his play."""
+    s = north_on_lead(code).play("N:H3 W:HK").obs("W", "HK", "hand", "down")
+    s.play("E:H7 S:H2 W:H5").quit("N:H3 E:H7 S:H2 W:H5")
+    return s.trick("E:DJ S:DQ W:D4 N:D2").play("S:HJ")
+
+
+@scenario
+def dealer_premature_taken_back(code: str) -> Script:
+    """L81: the dealer plays the C6 before dummy, then takes it back into his hand: the C7 he
+    plays at his turn is his play, with no revoke and no lead out of turn after it."""
+    s = after_two_tricks(code).play("E:C9 N:C6").obs("N", "C6", "hand", "down")
+    s.play("S:CQ W:H5 N:C7").quit("E:C9 S:CQ W:H5 N:C7")
+    return s.trick("S:C2 W:H9 N:C6 E:C4")
+
+
 def main(code: str = CODE, scenarios: dict[str, Callable[[str], Script]] | None = None) -> None:
     out = output_dir(code)
     out.mkdir(parents=True, exist_ok=True)

@@ -992,6 +992,12 @@ class Engine:
         """``o`` left its trick zone. ``closing``: the incidents still open close first
         (not when time closes it: those began later, and wait)."""
         b = self.b
+        if self.waiting_play.get(o.seat) == o.card:
+            # a card played before its turn is his play only while it lies in his trick zone
+            # (2017 Law 57D, Portland L81, L86): taken back, his card at his turn is his play
+            del self.waiting_play[o.seat]
+        if self.waiting_lead == (o.seat, o.card):
+            self.waiting_lead = None
         if self._quitting is not None and o.card != self._quitting.card:
             self._quit()  # a second card of the trick turned: it is quitted
         # Turned face down in front of its player: the trick is quitted. An RFID reader
