@@ -27,7 +27,8 @@ SHARED = ("exposed-card-called", "snatched-up", "below-the-table", "cards-played
           "together-none-called", "together-at-opening-lead", "together-at-opening-lead-called",
           "dealt-card-exposed-by-receiver", "redeal-starts-clean", "redeal-then-exposed-in-deal",
           "dummy-revoke-corrected", "played-out-of-turn-counted", "card-below-table-in-deal",
-          "fourth-before-partner-taken-back", "dealer-premature-taken-back")
+          "fourth-before-partner-taken-back", "dealer-premature-taken-back",
+          "losing-card-then-led-again")
 SCENARIOS = {name: p.SCENARIOS[name] for name in SHARED}
 
 

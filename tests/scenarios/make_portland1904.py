@@ -509,6 +509,16 @@ def dealer_premature_taken_back(code: str) -> Script:
     return s.trick("S:C2 W:H9 N:C6 E:C4")
 
 
+@scenario
+def losing_card_then_led_again(code: str) -> Script:
+    """L74: East leads the S6, dummy covers with the S9, and East leads the DK again without
+    waiting for West: the S6 was not the best card on the table, so there is no call on
+    West to win; the DK is only exposed."""
+    s = after_two_tricks(code).play("E:S6 S:S9").obs("E", "DK", "trick")
+    return s.obs("E", "DK", "table").play("W:SQ")
+
+
+
 def main(code: str = CODE, scenarios: dict[str, Callable[[str], Script]] | None = None) -> None:
     out = output_dir(code)
     out.mkdir(parents=True, exist_ok=True)

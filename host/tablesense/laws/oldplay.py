@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from tablesense.contract.cards import SEATS, lho, partner, side
+from tablesense.contract.cards import SEATS, lho, partner, rank_value, side, suit, trick_winner
 from tablesense.contract.events import Claim, Concede, Observe
 from tablesense.engine.effects import (
     AcceptLead,
@@ -266,6 +266,14 @@ class OldPlay(Answers):
 
     def winning_cards(self, tv: TableView, seat: str, card: str, t: int) -> None:
         pard = name(partner(seat))
+        if not self.won_early(tv, seat):
+            # L74 (1907: "should play on the table the best card, or lead one which is a
+            # winning card"): after a losing card there is no call on partner to win; the
+            # card played again is exposed, as any card played out of turn
+            self.make_callable(tv, seat, (card,), self.c("played-in-error"), self.callable_text(
+                seat, (card,), f"played again without waiting for {pard}, after a card that "
+                "was not winning"), t)
+            return
         self.emit(tv, self.draft(
             "premature-play", self.c("winning-cards"),
             f"{name(seat)} led the {card} again without waiting for {pard} to play: the "
@@ -273,6 +281,30 @@ class OldPlay(Answers):
             cards=(card,), options=("require-win",)), t)
         self.make_callable(tv, seat, (card,), self.c("winning-cards"), self.callable_text(
             seat, (card,), "played without waiting for partner"), t)
+
+    @staticmethod
+    def won_early(tv: TableView, seat: str) -> bool:
+        """Is ``seat``'s card in the current trick, before his partner played, winning as
+        against the declarer and dummy: the best card on the table, or a lead that neither
+        of them, still to play, can beat (Portland L74, 1907 "Cards played in error")?"""
+        b = tv.b
+        trick = b.trick
+        if not trick or trick_winner(trick, b.trumps) != seat:
+            return False
+        if len(trick) > 1:
+            return True  # the best card on the table
+        card = trick[0][1]
+        trumps = b.trumps
+        for other in (b.declarer, b.dummy):
+            if other is None:
+                continue
+            held = b.hands[other]
+            if any(suit(c) == suit(card) and rank_value(c) > rank_value(card) for c in held):
+                return False
+            if (trumps is not None and suit(card) != trumps and not b.holds_suit(other, suit(card))
+                    and b.holds_suit(other, trumps)):
+                return False
+        return True
 
     # -- cards played together -----------------------------------------------------------
     def played_together(self, tv: TableView, seat: str, obs: list[Observe]) -> None:
