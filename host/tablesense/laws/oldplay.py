@@ -289,7 +289,7 @@ class OldPlay(Answers):
         of them, still to play, can beat (Portland L74, 1907 "Cards played in error")?"""
         b = tv.b
         trick = b.trick
-        if not trick or trick_winner(trick, b.trumps) != seat:
+        if not trick or trick_winner(list(trick), b.trumps) != seat:
             return False
         if len(trick) > 1:
             return True  # the best card on the table
