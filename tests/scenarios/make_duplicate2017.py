@@ -552,6 +552,25 @@ def premature_play_laid_on_table() -> Script:
     return s.trick("N:H3 E:H7 S:H2 W:H5").play("E:DJ S:DQ W:D3 N:D2")
 
 
+@scenario
+def cards_played_together_next_player_between() -> Script:
+    # L58B2: East leads the C9 and the C8 250 ms apart, and dummy's CQ arrives between them:
+    # the group is East's cards alone; the CQ is dummy's play at his turn, once East has
+    # chosen (no lead out of turn); the C8 he takes back is a penalty card.
+    s = after_two_tricks().obs("E", "C9", "trick", gap=200).obs("S", "CQ", "trick", gap=50)
+    s.obs("E", "C8", "trick").obs("E", "C8", "table")
+    return s.play("W:H5 N:C6").quit("E:C9 S:CQ W:H5 N:C6")
+
+
+@scenario
+def cards_played_together_own_window() -> Script:
+    # L58B: the 300 ms run from the player's own first card: West's H5 and H8, 200 ms apart,
+    # were played together though dummy's CQ, 250 ms before the H5, opened the group.
+    s = after_two_tricks().play("E:C9").obs("S", "CQ", "trick", gap=250)
+    return s.obs("W", "H5", "trick", gap=200).obs("W", "H8", "trick")
+
+
+
 def main() -> None:
     out = output_dir(CODE)
     out.mkdir(parents=True, exist_ok=True)

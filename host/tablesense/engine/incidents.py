@@ -57,6 +57,11 @@ class Incidents:
         window = TOGETHER_MS if kind == "trick" else THROWN_MS
         for g in self.groups:
             if g.kind == kind and g.seat == seat and not g.expired(o.t):
+                if kind == "trick" and all(x.seat != o.seat for x in g.items):
+                    # cards played together are one player's, within 300 ms of his own
+                    # first card (2017 Law 58B): a player's first card keeps the group open
+                    # for his window, whoever's card opened it
+                    g.window = max(g.window, o.t + TOGETHER_MS - g.first_t)
                 g.items.append(o)
                 return
         self.groups.append(Group(kind, seat, o.t, window, [o]))

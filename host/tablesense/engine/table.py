@@ -231,6 +231,7 @@ class Engine:
                 groups.clear()
                 b = self.board
                 if (one.kind == "table" or len(one.items) != 1 or self._free_lead
+                        or len(self._in_trick_zone) > 1  # (cards together: _close_trick)
                         or (self._short[0] == b.number and self._short[1] == len(b.tricks))):
                     self._close_one(one)
                 else:
@@ -1262,15 +1263,36 @@ class Engine:
     def _close_trick(self, g: Group) -> None:
         b = self.b
         by_seat: dict[str, list[Observe]] = {}
+        later: list[Observe] = []  # a player's cards after his own 300 ms: one at a time
         for o in g.items:
             if not self.sensing.settled(o, TRICK):
                 continue
-            by_seat.setdefault(o.seat, []).append(o)
+            mine = by_seat.get(o.seat)
+            if mine is None:
+                by_seat[o.seat] = [o]
+            elif o.t - mine[0].t <= TOGETHER_MS:
+                mine.append(o)
+            else:
+                later.append(o)
+        for o in later:
+            by_seat.setdefault(o.seat, [])  # (a seat of his own, after the others)
         order = list(by_seat)
         nxt = b.next_to_play()
         while order:
             seat = nxt if nxt in order else order[0]
             order.remove(seat)
+            if not by_seat[seat]:
+                for o in later:
+                    if o.seat == seat:
+                        self._arrival(seat, o)
+                nxt = b.next_to_play()
+                continue
+            if (nxt is not None and seat != nxt and len(by_seat[seat]) == 1
+                    and self._choosing(nxt)):
+                # the player to play put cards together in his trick zone and his choice
+                # is awaited: this card, of a later player, is his play at his turn (the
+                # sweep), never a lead out of turn
+                continue
             if self._free_lead and not b.trick and b.phase in ("lead", "play"):
                 self._free_lead = False
                 b.accept_lead(seat)
@@ -1291,6 +1313,14 @@ class Engine:
             else:
                 self._arrival(seat, obs[0])
             nxt = b.next_to_play()
+
+    def _choosing(self, seat: str) -> bool:
+        """Do two or more uncounted cards lie in ``seat``'s trick zone that the law holds
+        back (cards played together, his or declarer's choice awaited)?"""
+        pos = self.tracker.pos
+        return sum(1 for c in self._in_trick_zone
+                   if c in pos and pos[c].seat == seat and c not in self.played
+                   and self.law.holds_back(self.view, seat, c)) >= 2
 
     def _take(self) -> list[Ruling]:
         out, self._out = self._out, []
