@@ -571,6 +571,25 @@ def cards_played_together_own_window() -> Script:
 
 
 
+@scenario
+def defender_lays_hand_down() -> Script:
+    # L68A, 68B1: West lays his whole hand face up in the play, with no claim event: a claim
+    # or concession (unless he demonstrably did not intend one), for the director; one
+    # ruling, not eleven major penalty cards.
+    return after_two_tricks().spread("W", [c for c in DEAL["W"] if c not in ("CJ", "S4")])
+
+
+@scenario
+def partner_leads_before_option_then_defenders_lead_on() -> Script:
+    # L50D2, 49, 11A: East leads before declarer chose an option for West's penalty card;
+    # dummy plays to it: the right to rectify is forfeited (one no-rectification ruling
+    # superseding the penalty card); the defenders lead on with no chain of penalty cards.
+    s = after_two_tricks().drop("W", "SQ").trick("E:D6 S:DT W:D3 N:DA")
+    s.trick("N:H3 E:H7 S:H2 W:H5")
+    return s.trick("E:DK S:DQ W:D4 N:D2").play("E:DJ S:HJ W:D7")
+
+
+
 def main() -> None:
     out = output_dir(CODE)
     out.mkdir(parents=True, exist_ok=True)

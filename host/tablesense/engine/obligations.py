@@ -37,6 +37,7 @@ class Pending:
     seat: str
     cards: tuple[str, ...]
     opening: bool = False
+    about: str = ""  # early: the penalty card ruling whose lead option was awaited
 
 
 @dataclass
@@ -49,6 +50,9 @@ class Obligations:
     play_rules: list[Restriction] = field(default_factory=list)
     pending: list[Pending] = field(default_factory=list)
     awaiting_option: dict[str, str] = field(default_factory=dict)  # partner seat -> ruling id
+    # penalty card rulings whose lead option the declaring side waived by playing to a lead
+    # made before it chose (2017 Law 11A): not awaited again
+    waived: set[str] = field(default_factory=set)
     revokes: dict[str, tuple[str, int]] = field(default_factory=dict)  # seat -> (card, trick no)
     designated: dict[str, str] = field(default_factory=dict)  # seat -> designated PC
     # a revoke corrected in the current trick: (trick number, the seats that may still

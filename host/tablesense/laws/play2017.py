@@ -70,7 +70,7 @@ class Play2017(LawCode):
             b.phase == "play" and b.next_to_play() == pard
             and (not b.trick or b.trick_complete()))
         majors = [pc for pc in tv.ob.pcs(seat).values() if pc.major]
-        if on_lead and majors:
+        if on_lead and majors and majors[-1].ruling not in tv.ob.waived:
             tv.ob.awaiting_option[pard] = majors[-1].ruling
 
     def become_dummy(self, tv: TableView, t: int) -> None:
@@ -114,6 +114,18 @@ class Play2017(LawCode):
         for seat, card in before:
             tv.do(PlayAtTurn(seat, card), t)
 
+    def early_lead_stands(self, tv: TableView, p: Pending, t: int) -> None:
+        """Law 11A: the non-offending side played to the lead made before declarer chose
+        a Law 50D2 option: the right to rectify it is forfeited; the lead stands and is no
+        penalty card (one ruling superseding it)."""
+        tv.emit(self.draft(
+            "no-rectification", "Law 11A, 50D2",
+            f"{name(p.seat)} led the {cards_text(p.cards)} before declarer chose a lead option "
+            f"(alert {p.ruling}), and the declaring side played to it: the right to rectify "
+            "is forfeited; the lead stands and is no penalty card.", severity="info",
+            offender=p.seat, cards=p.cards, supersedes=(p.ruling,)), t)
+        tv.ob.waived.add(p.about)
+
     # -- cards arriving in a trick zone ------------------------------------------------
     def arrival(self, tv: TableView, seat: str, o: Observe) -> None:
         b = tv.b
@@ -138,6 +150,8 @@ class Play2017(LawCode):
         loot = self.pending(tv, "loot") or self.pending(tv, "early")
         if loot is not None and seat == lho(loot.seat) and (
                 seat != b.next_to_play() or (loot.kind == "loot" and not b.trick)):
+            if loot.kind == "early":
+                self.early_lead_stands(tv, loot, o.t)
             self.accept(tv, loot, o.t)  # Law 53A: the next hand played to it
         nxt = b.next_to_play()
         if seat == nxt or (seat in b.withdrawn and not b.trick_complete()):
@@ -171,7 +185,7 @@ class Play2017(LawCode):
             r = self.penalty(tv, seat, (card,), True, t,
                              f"Law 50D2 (alert {rid} pending), 49", how="led")
             # Declarer playing to it accepts it as the lead (as Law 53A for a lead out of turn).
-            tv.ob.pending.append(Pending(r, "early", seat, (card,)))
+            tv.ob.pending.append(Pending(r, "early", seat, (card,), about=rid))
             return
         tv.do(Play(seat, card), t)
 
@@ -468,8 +482,12 @@ class Play2017(LawCode):
                     obs: list[Observe]) -> None:
         b = tv.b
         if seat != b.declarer:
-            if seat != b.dummy:
-                self.exposure(tv, seat, cards, "thrown", vis, t, obs)
+            if seat == b.dummy:
+                return
+            if b.hands[seat] and all(c in cards for c in b.hands[seat]):
+                self.defender_faces_hand(tv, seat, cards, t)
+                return
+            self.exposure(tv, seat, cards, "thrown", vis, t, obs)
             return
         if not b.tricks and len(b.trick) == 1:
             tv.emit(self.draft(
@@ -482,6 +500,20 @@ class Play2017(LawCode):
             "claim", "Law 48B2, 68",
             f"Declarer faced {cards_text(cards)}: treated as a claim; play stops and the "
             "claim is settled under Law 68.", severity="info", offender=seat, cards=cards), t)
+        self.establish_revokes(tv, None, t)
+        tv.do(StopPlay(), t)
+
+    def defender_faces_hand(self, tv: TableView, seat: str, cards: tuple[str, ...],
+                            t: int) -> None:
+        """Law 68A, 68B1: a defender who lays his whole hand face up in the play, with no
+        claim event, has claimed or conceded, unless he demonstrably did not intend to:
+        the director settles it (one ruling, no penalty cards); play stops (68D)."""
+        tv.emit(self.draft(
+            "claim", "Law 68A, 68B1",
+            f"{name(seat)} laid his whole hand face up ({cards_text(cards)}) during the play: "
+            "a claim or concession of tricks (Law 68A, 68B1) unless he demonstrably did not "
+            "intend one; play stops and the director settles it. His cards are not penalty "
+            "cards.", severity="director", offender=seat, cards=cards), t)
         self.establish_revokes(tv, None, t)
         tv.do(StopPlay(), t)
 
