@@ -55,10 +55,11 @@ def test_boards_are_whole_and_consistent(code: str) -> None:
                 where[e["card"]] = f"{e['zone']}/{e['face']}"
         quits = [e for e in b.events if e["type"] == "observe" and e["zone"] == "table"
                  and e["face"] == "down"]
-        if b.events[-1]["type"] == "claim":
-            assert len(quits) % 4 == 0 and len(quits) < 52
+        laid = sum("laid face down" in n for n in b.injected)  # (a card taken back)
+        if b.events[-1]["type"] == "claim" or b.claimed:
+            assert (len(quits) - laid) % 4 == 0 and len(quits) - laid < 52
         else:
-            assert len(quits) == 52 and len({e["card"] for e in quits}) == 52, seed
+            assert len(quits) == 52 + laid and len({e["card"] for e in quits}) == 52, seed
             assert set(where.values()) == {"table/down"}, seed
             assert b.truth[-1] == (13, ())
 
@@ -68,7 +69,9 @@ def test_each_irregularity_is_injected_under_every_code(kind: str) -> None:
     for code in CODES:
         boards = [irregular_board(seed, code, kinds=[kind]) for seed in range(30)]
         hit = [b for b in boards if any(n.startswith(kind + ":") for n in b.injected)]
-        assert len(hit) >= (15 if kind == "early-lead" else 25), (code, kind)
+        rare = ("early-lead", "lead-before-option", "pc-suit-revoke",  # (a moment to find)
+                "premature-taken-back")
+        assert len(hit) >= (15 if kind in rare else 25), (code, kind)
         assert all(b.incidents == INCIDENTS[kind] for b in hit)
         assert all(b.incidents == len(b.injected) for b in boards)
 
@@ -123,7 +126,7 @@ def test_a_substitution_after_a_corrected_revoke_is_never_itself_a_revoke() -> N
     """Seed 60 (duplicate-2017): N's S5 was his last spade; the generator let him take it
     back after W's revoke was corrected and play the D9 instead, a revoke it did not
     name (and the engine rightly ruled). He now keeps the S5 in the trick."""
-    board = irregular_board(60, "duplicate-2017")
+    board = irregular_board(60, "duplicate-2017", mix="first")
     assert board.injected == ("revoke-corrected: W played D8 on a S lead at trick 4, "
                               "corrected with 4 cards in the trick",)
     subs = 0
@@ -140,5 +143,5 @@ def test_the_fourth_hand_after_an_early_lead_plays_his_penalty_card_when_due() -
     leads early to the next trick and N, fourth hand, must still play the CJ (Law 50D1).
     The generator let him play the C6, a failure to play a penalty card it did not
     name (and the engine rightly ruled)."""
-    v = judge(irregular_board(1359, "duplicate-2017"))
+    v = judge(irregular_board(1359, "duplicate-2017", mix="first"))
     assert [(r.kind, r.cards) for r in v.alerts] == [("major-penalty-card", ("CJ",))]

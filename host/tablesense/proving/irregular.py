@@ -63,6 +63,7 @@ from tablesense.proving.tablesim import (
     DUMMY_DOWN_ON_ANY_LEAD,
     TOGETHER_MS,
     IrregularBoard,
+    _Ended,
     _Fix,
     _order,
     _Plan,
@@ -73,9 +74,16 @@ IRREGULARITIES: Final = (
     "premature-defender", "premature-declarer", "early-lead", "opening-lead-out-of-turn",
     "lead-out-of-turn", "together", "revoke-corrected", "revoke", "drop", "show",
     "penalty-not-played", "declarer-exposed",
+    # issue 25 (proving/mishaps.py)
+    "premature-taken-back", "quick-follow", "lead-before-option", "hand-laid-down",
+    "pc-suit-revoke",
 )
-# Incidents each irregularity injects: a penalty card not played needs the penalty card.
-INCIDENTS: Final = {k: 2 if k == "penalty-not-played" else 1 for k in IRREGULARITIES}
+FIRST: Final = IRREGULARITIES[:12]  # the first generator's, drawn as it drew them
+MISHAPS: Final = IRREGULARITIES[12:]
+# Incidents each irregularity injects: a penalty card not played, a lead before the
+# option, a revoke in a penalty card's suit each need the penalty card first.
+TWO: Final = frozenset(("penalty-not-played", "lead-before-option", "pc-suit-revoke"))
+INCIDENTS: Final = {k: 2 if k in TWO else 1 for k in IRREGULARITIES}
 
 
 class _Irregular(Mishaps):
@@ -363,12 +371,18 @@ class _Irregular(Mishaps):
         p.done = True
 
 
-def _plans(rng: random.Random, kinds: Sequence[str] | None) -> list[_Plan]:
+def _plans(rng: random.Random, kinds: Sequence[str] | None,
+           mishap: random.Random | None) -> list[_Plan]:
     if kinds is None:
-        first = rng.choice(IRREGULARITIES)
-        kinds = [first]
-        if INCIDENTS[first] == 1 and rng.random() < 0.5:
-            kinds.append(rng.choice([k for k in IRREGULARITIES if INCIDENTS[k] == 1]))
+        # one board in three is one of issue 25's irregularities (drawn apart, so the other
+        # seeds keep the boards the first generator made of them)
+        if mishap is not None and mishap.random() < 1 / 3:
+            kinds = [mishap.choice(MISHAPS)]
+        else:
+            first = rng.choice(FIRST)
+            kinds = [first]
+            if INCIDENTS[first] == 1 and rng.random() < 0.5:
+                kinds.append(rng.choice([k for k in FIRST if INCIDENTS[k] == 1]))
     plans: list[_Plan] = []
     for k in kinds:
         if k not in IRREGULARITIES:
@@ -386,24 +400,30 @@ def _plans(rng: random.Random, kinds: Sequence[str] | None) -> list[_Plan]:
 
 def irregular_board(seed: int, code: str = "duplicate-2017", table: str = "1",
                     number: int | None = None,
-                    kinds: Sequence[str] | None = None) -> IrregularBoard:
+                    kinds: Sequence[str] | None = None,
+                    mix: str = "all") -> IrregularBoard:
     """One board under ``code`` with one or two random irregularities (or ``kinds``).
 
     ``number`` defaults to one of 1..16 drawn from the seed (so the dealer varies).
+    ``mix``: ``all`` draws from every irregularity (one board in three one of issue 25's);
+    ``first`` from the first generator's only, each seed then the board it made.
     """
     if code not in CODES:
         raise ValueError(f"unknown code {code!r}; known: {', '.join(CODES)}")
     rng = random.Random(f"{seed}:{code}")
     n = number if number is not None else rng.randrange(1, 17)
-    sim = _Irregular(rng, code, table, n, _plans(rng, kinds))
+    mishap = random.Random(f"{seed}:{code}:25") if mix == "all" else None
+    sim = _Irregular(rng, code, table, n, _plans(rng, kinds, mishap))
     try:
         sim.run()
+    except _Ended:
+        pass
     except _Stuck as exc:  # never seen; a claim keeps the journal a whole board
         sim.notes.append(f"generator stuck: {exc}")
         sim.at.append(len(sim.events))
         sim.ev({"type": "claim", "seat": sim.declarer})
     return IrregularBoard(seed, code, tuple(sim.events), sim.incidents, tuple(sim.notes),
-                          tuple(sim.truth), tuple(sim.at), tuple(sim.tricks))
+                          tuple(sim.truth), tuple(sim.at), tuple(sim.tricks), sim.claimed)
 
 
 __all__ = ["CODES", "IRREGULARITIES", "IrregularBoard", "irregular_board"]

@@ -55,6 +55,14 @@ EXPECTED: Final[dict[str, frozenset[str]]] = {
     # the declarer is never penalised for exposing a card; under 1929 he "cannot pick the
     # cards up, but must play them from the table", and the director hears if he does
     "declarer-exposed": frozenset(("call-not-complied",)),
+    # issue 25 (proving/mishaps.py): a card taken back and two quick cards are nothing the
+    # director hears of; a lead before the option is a penalty card forfeited (info)
+    "premature-taken-back": frozenset(("premature-play",)),
+    "quick-follow": frozenset(),
+    "lead-before-option": frozenset(("major-penalty-card", "exposed-card")),
+    "hand-laid-down": frozenset(("claim", "exposed-card", "major-penalty-card")),
+    "pc-suit-revoke": frozenset(("minor-penalty-card", "exposed-card", "major-penalty-card",
+                                 "revoke")),
 }
 
 
@@ -74,7 +82,7 @@ def storm_bound(board: IrregularBoard) -> int:
 
 def board_ended(board: IrregularBoard, tricks: int, phase: str) -> bool:
     """13 tricks counted and the board over, or a claim made."""
-    claimed = any(e["type"] in ("claim", "concede") for e in board.events)
+    claimed = board.claimed or any(e["type"] in ("claim", "concede") for e in board.events)
     return (tricks == 13 and phase == "end") or (claimed and phase in ("claim", "end"))
 
 

@@ -53,6 +53,9 @@ class IrregularBoard:
     truth: tuple[tuple[int, tuple[tuple[str, str], ...]], ...] = ()
     at: tuple[int, ...] = ()  # the event at which each of ``injected`` was made
     tricks: tuple[tuple[tuple[str, str], ...], ...] = ()  # each trick as the table played it
+    # the play stopped at a claim the table made without a claim event (under 2017 a
+    # defender laying his whole hand face up: the director settles it)
+    claimed: bool = False
 
     def lines(self) -> list[str]:
         """The journal, one compact JSON object a line (no newline)."""
@@ -136,6 +139,8 @@ class _Table(_Sim):
         self.dummy_seen = False  # a card of dummy's was exposed before the opening lead
         self.declarer = self.dummy = ""
         self.trumps: str | None = None
+        self.skip_option = False  # the next lead comes before declarer chose (50D2)
+        self.claimed = False
 
     # -- the board ---------------------------------------------------------------
     def run(self) -> None:
@@ -288,6 +293,9 @@ class _Table(_Sim):
         penalty card's holder is to lead; the table's director hears 'it remains'."""
         if self.old:
             return
+        if self.skip_option:
+            self.skip_option = False  # he leads before declarer has chosen
+            return
         if any(c in self.major for c in self.owed[partner(seat)]) and self.defender(seat):
             self.decide("pc-remains")  # the withdrawn card of a revoke too (62B1)
 
@@ -350,6 +358,10 @@ class _Table(_Sim):
             s = lho(s)
         return out
 
+class _Ended(Exception):
+    """The play stopped at a claim made without a claim event (the journal ends)."""
+
+
 class _Stuck(Exception):
     """The simulated play cannot go on (a bug of the generator, not of the engine)."""
 
@@ -360,4 +372,4 @@ def _order(card: str) -> tuple[int, int]:
 
 
 __all__ = ["CODES", "DUMMY_DOWN_ON_ANY_LEAD", "GESTURE_MS", "STEP_MS", "TOGETHER_MS", "WHIST",
-           "Event", "IrregularBoard", "_Fix", "_Plan", "_Stuck", "_Table", "_order"]
+           "Event", "IrregularBoard", "_Ended", "_Fix", "_Plan", "_Stuck", "_Table", "_order"]
