@@ -129,3 +129,20 @@ def test_the_wire_speaks_the_contract_s_words() -> None:
     assert set(codec.ZONES) == set(vocab.ZONES)
     assert set(codec.FACES) == set(vocab.FACES)
     assert set(codec.LEVELS) == set(vocab.LEVELS)
+
+
+def test_every_kind_and_option_a_golden_scenario_records_is_in_the_vocabulary() -> None:
+    """A kind a code emits but the contract lacks shows unlabelled on the dashboard (the
+    old codes' ``revoke-corrected`` was one); mypy checks the literals in the code, this
+    the rulings stored beside the journals."""
+    kinds: set[str] = set()
+    options: set[str] = set()
+    for path in (Path(__file__).parent / "scenarios").glob("*/*.rulings.jsonl"):
+        for line in path.read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                kinds.add(r["kind"])
+                options.update(r["options"])
+    assert "revoke-corrected" in kinds
+    assert kinds <= set(vocab.KINDS), kinds - set(vocab.KINDS)
+    assert options <= set(vocab.OPTIONS), options - set(vocab.OPTIONS)

@@ -92,8 +92,13 @@ KINDS: Final[dict[Kind, KindEntry]] = {
         "not complied with."),
     "revoke": KindEntry(
         "Revoke", "A failure to follow suit while holding the suit, established."),
+    "revoke-corrected": KindEntry(
+        "Revoke corrected", "The declarer corrected a renounce in time after both adversaries "
+        "had played (Portland L95): the eldest hand may require his highest or lowest card of "
+        "the suit."),
     "claim": KindEntry(
-        "Claim", "An act treated as a claim or concession (declarer facing his hand)."),
+        "Claim", "An act treated as a claim or concession (declarer facing his hand; a "
+        "defender's whole hand laid face up under 2017, for the director)."),
     "claim-exposure": KindEntry(
         "Cards shown in a claim", "Cards exposed in a claim or concession: not penalty cards."),
     "hands-abandoned": KindEntry(

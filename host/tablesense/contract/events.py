@@ -20,7 +20,17 @@ Every event is a frozen ``msgspec.Struct`` with ``type`` and ``t``. Two ways in:
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, Union
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    Final,
+    Literal,
+    TypeAlias,
+    TypeVar,
+    Union,
+)
 
 import msgspec
 
@@ -37,14 +47,14 @@ CALLS: Final = ("P", "X", "XX", *(f"{n}{s}" for n in "1234567" for s in STRAINS)
 
 # The field types msgspec validates against. mypy sees ``str`` for the ones the
 # engine and the law codes build events from (they hold seats and cards as
-# ``str``); at run time they are the contract's Literal types, so decoding
-# checks them.
+# ``str``), and the Literal for zone, face and level; at run time they are the
+# contract's Literal types, so decoding checks them.
 if TYPE_CHECKING:
     SeatT: TypeAlias = str
     CardT: TypeAlias = str
-    ZoneT: TypeAlias = str
-    FaceT: TypeAlias = str
-    LevelT: TypeAlias = str
+    ZoneT: TypeAlias = vocab.Zone  # (what the engine branches on: typed for mypy too)
+    FaceT: TypeAlias = vocab.Face
+    LevelT: TypeAlias = vocab.Level
     CallT: TypeAlias = str
     StepT: TypeAlias = str
     VulT: TypeAlias = str
@@ -232,8 +242,11 @@ def _get(obj: dict[str, Any], name: str, required: bool = True) -> Any:
     return obj[name]
 
 
-def _choice(obj: dict[str, Any], name: str, allowed: tuple[str, ...], required: bool = True,
-            upper: bool = False) -> str | None:
+_S = TypeVar("_S", bound=str)
+
+
+def _choice(obj: dict[str, Any], name: str, allowed: tuple[_S, ...], required: bool = True,
+            upper: bool = False) -> _S | None:
     value = _get(obj, name, required)
     if value is None:
         return None
@@ -242,7 +255,7 @@ def _choice(obj: dict[str, Any], name: str, allowed: tuple[str, ...], required: 
     v = value.upper() if upper else value
     if v not in allowed:
         raise EventError(name, f"expected one of {', '.join(allowed)}, got {value!r}")
-    return v
+    return allowed[allowed.index(v)]  # (the value, typed as one of ``allowed``)
 
 
 def _seat(obj: dict[str, Any], name: str = "seat", required: bool = True) -> str | None:

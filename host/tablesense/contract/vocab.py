@@ -34,8 +34,8 @@ Kind = Literal[
     "major-penalty-card", "minor-penalty-card", "lead-out-of-turn", "premature-play",
     "cards-played-together", "deemed-played", "new-deal", "redeal", "draw-again",
     "partner-must-pass", "forfeit-double", "penalty-card-not-played", "call-not-complied",
-    "revoke", "claim", "claim-exposure", "hands-abandoned", "misnamed-card",
-    "sensor-conflict", "reader-offline", "out-of-step", "fouled-board",
+    "revoke", "revoke-corrected", "claim", "claim-exposure", "hands-abandoned",
+    "misnamed-card", "sensor-conflict", "reader-offline", "out-of-step", "fouled-board",
 ]
 Option = Literal[
     "call-card", "call-suit", "require-highest", "require-lowest", "require-win",

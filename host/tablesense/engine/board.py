@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Final
 
 from tablesense.contract.cards import SEATS, is_bid, lho, partner, rho, side, suit, trick_winner
+from tablesense.contract.vocab import PHASES, Phase, Role
 from tablesense.engine.errors import InvalidEvent
 
 _LHO: Final = {s: lho(s) for s in SEATS}
 _SIDE: Final = {s: side(s) for s in SEATS}
-PHASES: Final = ("setup", "auction", "lead", "play", "claim", "end")
 _ANY_TIME = frozenset(("board", "observe", "decide", "resolve", "reopen",
                         "named"))
 ALLOWED: Final[dict[str, frozenset[str]]] = {
@@ -27,7 +27,7 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     "claim": _ANY_TIME | {"claim", "concede", "object"},
     "end": _ANY_TIME | {"setup"},
 }
-NEXT_PHASE: Final[dict[tuple[str, str], str]] = {
+NEXT_PHASE: Final[dict[tuple[str, str], Phase]] = {
     ("idle", "board"): "setup",
     **{(p, "board"): "setup" for p in PHASES},
     **{(p, "setup"): "setup" for p in ("setup", "auction", "lead", "end")},
@@ -57,7 +57,7 @@ class Board:
         self.vul = vul
         self.code = code
         self.whist = whist
-        self.phase = "setup"
+        self.phase: Phase = "setup"
         self.step: str | None = None
         self.reset_deal()
 
@@ -102,11 +102,12 @@ class Board:
     def leader(self) -> str | None:
         return lho(self.declarer) if self.declarer else None
 
-    def role(self, seat: str) -> str | None:
+    def role(self, seat: str) -> Role | None:
         if self.declarer is None:
             return None
-        return {self.declarer: "declarer", partner(self.declarer): "dummy",
-                lho(self.declarer): "leader", rho(self.declarer): "leaders-partner"}[seat]
+        roles: dict[str, Role] = {self.declarer: "declarer", partner(self.declarer): "dummy",
+                lho(self.declarer): "leader", rho(self.declarer): "leaders-partner"}
+        return roles[seat]
 
     def is_defender(self, seat: str) -> bool:
         return self.declarer is not None and side(seat) != side(self.declarer)

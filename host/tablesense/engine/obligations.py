@@ -8,6 +8,12 @@ engine reads the penalty cards for the table's state topic."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
+
+# what a pending irregularity waits for: an answer to a lead out of turn (``loot``), to a
+# penalty card not played, to cards played together, or a lead made before declarer
+# chose a Law 50D2 option (``early``)
+PendingKind = Literal["loot", "pc-not-played", "together", "early"]
 
 
 @dataclass
@@ -33,7 +39,7 @@ class Pending:
     """An irregularity waiting for the non-offending side's answer."""
 
     ruling: str
-    kind: str  # loot, pc-not-played, together
+    kind: PendingKind
     seat: str
     cards: tuple[str, ...]
     opening: bool = False

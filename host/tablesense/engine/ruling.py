@@ -5,23 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-SEVERITIES = ("info", "penalty", "director")
+from tablesense.contract.vocab import Kind, Option, Phase, Role, Severity, Until
 
 
 @dataclass(frozen=True)
 class Draft:
     """A ruling as a law code makes it; the engine adds id, table, board, phase, time."""
 
-    kind: str
+    kind: Kind
     citation: str
     text: str
-    severity: str = "penalty"
+    severity: Severity = "penalty"
     offender: str | None = None
     cards: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-    until: str | None = None
+    options: tuple[Option, ...] = ()
+    until: Until | None = None
     supersedes: tuple[str, ...] = ()
-    role: str | None = None
+    role: Role | None = None
     role_given: bool = field(default=False, compare=False)
 
 
@@ -31,17 +31,17 @@ class Ruling:
     table: str
     board: int
     code: str
-    phase: str
-    kind: str
+    phase: Phase
+    kind: Kind
     citation: str
-    severity: str
+    severity: Severity
     text: str
     t: int
     offender: str | None = None
-    role: str | None = None
+    role: Role | None = None
     cards: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-    until: str | None = None
+    options: tuple[Option, ...] = ()
+    until: Until | None = None
     supersedes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
@@ -59,7 +59,7 @@ from tablesense.engine.tracker import Position, Tracker
 from tablesense.engine.view import TableView
 
 if TYPE_CHECKING:
-    from tablesense.contract.vocab import Face, Level, Source, Zone
+    from tablesense.contract.vocab import Source
     from tablesense.engine.effects import Effect
 
 
@@ -805,7 +805,7 @@ class Engine:
         source: Source = "camera" if o.source == "camera" else "rfid"
         f = self.fusion
         pos = f.observe(o.card, Reading(
-            source, o.seat, cast("Zone", o.zone), cast("Face", o.face), cast("Level", o.level),
+            source, o.seat, o.zone, o.face, o.level,
             o.seen_by, 1.0 if o.conf is None else o.conf, o.t))
         if pos is None:
             return o

@@ -12,6 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from tablesense.contract.events import Observe
+from tablesense.contract.vocab import Face, Level, Zone
 
 
 class Position(msgspec.Struct, frozen=True, gc=False):
@@ -19,9 +20,9 @@ class Position(msgspec.Struct, frozen=True, gc=False):
     and a struct is made and read faster than a named tuple)."""
 
     seat: str
-    zone: str
-    face: str
-    level: str
+    zone: Zone
+    face: Face
+    level: Level
     seen_by: tuple[str, ...] | None
     t: int
 

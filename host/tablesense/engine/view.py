@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence, Set
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol
 
+from tablesense.contract.vocab import Phase
 from tablesense.engine.effects import Effect
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
@@ -38,7 +39,7 @@ class BoardView(Protocol):
     @property
     def whist(self) -> bool: ...
     @property
-    def phase(self) -> str: ...
+    def phase(self) -> Phase: ...
     @property
     def step(self) -> str | None: ...
     @property

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from tablesense.contract.vocab import Option
 from tablesense.laws.portland1904 import Portland1904
 
 EXPOSED_DURING_PLAY = "Cards exposed during play"
@@ -30,7 +31,7 @@ class American1907(Portland1904):
     deal_claimants_of_dealer_side: ClassVar[str] = "eldest"
     leader_pre_lead_callable: ClassVar[bool] = False
     correct_before_quit: ClassVar[bool] = True
-    premature_options: ClassVar[tuple[str, ...]] = (
+    premature_options: ClassVar[tuple[Option, ...]] = (
         "require-highest", "require-lowest", "require-win", "require-not-win")
     dummy_down_on_any_lead: ClassVar[bool] = False  # "As soon as the eldest hand has led"
     hands_abandoned: ClassVar[bool] = False  # no "hands abandoned" law in the 1907 text

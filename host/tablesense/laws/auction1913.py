@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.contract.cards import partner
+from tablesense.contract.vocab import Kind, Option
 from tablesense.laws.american1907 import American1907
 from tablesense.laws.base import cards_text, name
 from tablesense.laws.calls import state
@@ -35,15 +36,15 @@ class Auction1913(American1907):
     whist: ClassVar[bool] = False
     named_exposes: ClassVar[bool] = True
     # L37 (c): any card exposed during the deal, on, above or below the table: a new deal
-    setup_kinds: ClassVar[dict[str, str]] = {**American1907.setup_kinds, "deal": "redeal"}
+    setup_kinds: ClassVar[dict[str, Kind]] = {**American1907.setup_kinds, "deal": "redeal"}
     deal_below: ClassVar[str] = "exposed"
     # Law 37 (c) names no exposer: the receiver of a card dealt to him, as Portland L40 reads
     dealt_card_exposer: ClassVar[str] = "receiver"
     leader_pre_lead_callable: ClassVar[bool] = True
-    pre_lead_options: ClassVar[dict[str, tuple[str, ...]]] = {
+    pre_lead_options: ClassVar[dict[str, tuple[Option, ...]]] = {
         "leader": ("call-card",), "leaders-partner": ("call-card", "forbid-lead-suit")}
-    loot_options: ClassVar[tuple[str, ...]] = ("treat-as-exposed", "call-suit")
-    opening_loot_options: ClassVar[tuple[str, ...]] = ("treat-as-exposed", "call-suit")
+    loot_options: ClassVar[tuple[Option, ...]] = ("treat-as-exposed", "call-suit")
+    opening_loot_options: ClassVar[tuple[Option, ...]] = ("treat-as-exposed", "call-suit")
     cite: ClassVar[dict[str, str]] = {
         **American1907.cite,
         "bidding": f"{WC}, Law 65", "deal": f"{WC}, Law 37 (c)", "leaders-partner": f"{WC}, Law 66",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.contract.cards import lho
+from tablesense.contract.vocab import Kind, Option
 from tablesense.laws.base import cards_text, name
 from tablesense.laws.calls import state
 from tablesense.laws.portland1904 import Portland1904
@@ -37,17 +38,17 @@ class Auction1929(Portland1904):
                              "Bath Laws of Auction Bridge 1908 "
                              "(sources/portland-bath-laws-of-auction-bridge-1908.txt)")
     whist: ClassVar[bool] = False
-    setup_kinds: ClassVar[dict[str, str]] = {
+    setup_kinds: ClassVar[dict[str, Kind]] = {
         "draw": "draw-again", "shuffle": "redeal", "cut": "redeal", "pack": "redeal",
         "deal": "redeal"}
-    pre_lead_options: ClassVar[dict[str, tuple[str, ...]]] = {
+    pre_lead_options: ClassVar[dict[str, tuple[Option, ...]]] = {
         "leader": ("call-card", "forbid-lead-suit", "require-lead-suit"),
         "leaders-partner": ("call-card", "require-lead-suit")}
-    opening_loot_options: ClassVar[tuple[str, ...]] = ("require-lead-suit", "treat-as-exposed")
-    loot_options: ClassVar[tuple[str, ...]] = ("call-suit", "treat-as-exposed")
+    opening_loot_options: ClassVar[tuple[Option, ...]] = ("require-lead-suit", "treat-as-exposed")
+    loot_options: ClassVar[tuple[Option, ...]] = ("call-suit", "treat-as-exposed")
     simultaneous_lead_rule: ClassVar[bool] = True
     dealer_renounce_penalty: ClassVar[bool] = False
-    renounce_options: ClassVar[tuple[str, ...]] = ("require-highest", "require-lowest",
+    renounce_options: ClassVar[tuple[Option, ...]] = ("require-highest", "require-lowest",
                                                    "call-card")
     misnamed_rule: ClassVar[bool] = False
     deal_below: ClassVar[str] = "not"  # "dropped on the floor … is not an exposed card"

@@ -20,6 +20,7 @@ from tablesense.engine.ruling import Draft
 
 if TYPE_CHECKING:
     from tablesense.contract.events import Call, Claim, Concede, Decide, Declare, Named, Observe
+    from tablesense.contract.vocab import Kind, Option, Severity, Until
     from tablesense.engine.ruling import Ruling
     from tablesense.engine.tracker import Position
     from tablesense.engine.view import BoardView, TableView
@@ -85,9 +86,9 @@ class LawCode:
         return Obligations()
 
     # -- helpers shared by codes -------------------------------------------------
-    def draft(self, kind: str, citation: str, text: str, *, severity: str = "penalty",
+    def draft(self, kind: Kind, citation: str, text: str, *, severity: Severity = "penalty",
               offender: str | None = None, cards: tuple[str, ...] = (),
-              options: tuple[str, ...] = (), until: str | None = None,
+              options: tuple[Option, ...] = (), until: Until | None = None,
               supersedes: tuple[str, ...] | list[str] = ()) -> Draft:
         return Draft(kind=kind, citation=citation, text=text, severity=severity,
                      offender=offender, cards=tuple(cards), options=tuple(options), until=until,

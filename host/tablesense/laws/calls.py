@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from tablesense.contract.cards import lho, partner, rank_value, side, suit
+from tablesense.contract.vocab import Option, Severity
 from tablesense.engine.effects import CloseRulings, Covered, TakeBack
 from tablesense.engine.obligations import Obligations, Restriction
 from tablesense.laws.base import LawCode, cards_text, name, suit_name
@@ -129,8 +130,8 @@ class CallableCards(LawCode):
 
     # -- callable cards ------------------------------------------------------------
     def make_callable(self, tv: TableView, seat: str, cards: tuple[str, ...], cite: str,
-                      text: str, t: int, *, options: tuple[str, ...] = ("call-card",),
-                      severity: str = "penalty", supersedes: tuple[str, ...] = ()) -> str:
+                      text: str, t: int, *, options: tuple[Option, ...] = ("call-card",),
+                      severity: Severity = "penalty", supersedes: tuple[str, ...] = ()) -> str:
         r = self.emit(tv, self.draft("exposed-card", cite, text, severity=severity, offender=seat,
                                 cards=cards, options=options, until="played",
                                 supersedes=supersedes), t)

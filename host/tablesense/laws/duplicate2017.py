@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.contract.cards import is_honour, partner, suit
+from tablesense.contract.vocab import Option, Severity
 from tablesense.engine.effects import Covered, Play, PlayAtTurn, Uncovered
 from tablesense.engine.obligations import PenaltyCard
 from tablesense.laws.base import cards_text, name, suit_name
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
     from tablesense.engine.tracker import Position
     from tablesense.engine.view import TableView
 
-LEAD_OPTIONS = ("require-lead-suit", "forbid-lead-suit", "pc-remains")
+DESIGNATE: tuple[Option, ...] = ("designate-card",)
+LEAD_OPTIONS: tuple[Option, ...] = ("require-lead-suit", "forbid-lead-suit", "pc-remains")
 DELIBERATE = frozenset(("detached", "named", "led", "thrown", "played"))
 MAY_FIND = "the director may find otherwise"
 
@@ -140,7 +142,7 @@ class Duplicate2017(Play2017):
 
     def _deemed_played(self, tv: TableView, seat: str, card: str, vis: str, t: int) -> None:
         b = tv.b
-        severity = "director" if vis == "unknown" else "penalty"
+        severity: Severity = "director" if vis == "unknown" else "penalty"
         now = b.next_to_play() == seat
         when = "" if now else ", when his turn comes"
         r = tv.emit(self.draft(
@@ -174,9 +176,9 @@ class Duplicate2017(Play2017):
         earlier = [rid for rid in tv.ob.pc_rulings(seat) if rid not in tv.closed]
         total = [*pcs, *(c for c in cards if c not in pcs)]
         major = deliberate or len(total) >= 2 or any(is_honour(c) for c in total)
-        options: tuple[str, ...] = ()
+        options: tuple[Option, ...] = ()
         if major:
-            options = (("designate-card",) if len(total) >= 2 else ()) + LEAD_OPTIONS
+            options = (DESIGNATE if len(total) >= 2 else ()) + LEAD_OPTIONS
         law = cite + ((", 51" if len(total) >= 2 else "") + ", 50D" if major else ", 50C")
         all_cards = tuple(total)
         text = self._pc_text(seat, all_cards, cards, major, how, vis)
@@ -228,7 +230,7 @@ class Duplicate2017(Play2017):
                 mine[c] = how
         earlier = [rid for rid in tv.ob.law24_rulings.get(seat, []) if rid not in tv.closed]
         all_cards = tuple(mine)
-        severity = "director" if vis == "unknown" else "penalty"
+        severity: Severity = "director" if vis == "unknown" else "penalty"
         who, pard = name(seat), name(partner(seat))
         # 24A: one card below honour rank, not led early, even when its holder named it
         # first; 24B (partner must pass) is for an honour or a card led, 24C for two or more

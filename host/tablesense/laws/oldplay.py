@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.contract.cards import SEATS, lho, partner, rank_value, side, suit, trick_winner
 from tablesense.contract.events import Claim, Concede, Observe
+from tablesense.contract.vocab import Option
 from tablesense.engine.effects import (
     AcceptLead,
     Answered,
@@ -34,10 +35,10 @@ TOGETHER_MS = 300
 
 class OldPlay(Answers):
     # options offered on an adversary's lead out of turn (after the first lead / opening)
-    loot_options: ClassVar[tuple[str, ...]] = ("call-suit", "call-card")
-    opening_loot_options: ClassVar[tuple[str, ...]] = ("call-suit", "call-card")
-    premature_options: ClassVar[tuple[str, ...]] = ("require-win", "require-not-win")
-    renounce_options: ClassVar[tuple[str, ...]] = ("call-card", "require-highest",
+    loot_options: ClassVar[tuple[Option, ...]] = ("call-suit", "call-card")
+    opening_loot_options: ClassVar[tuple[Option, ...]] = ("call-suit", "call-card")
+    premature_options: ClassVar[tuple[Option, ...]] = ("require-win", "require-not-win")
+    renounce_options: ClassVar[tuple[Option, ...]] = ("call-card", "require-highest",
                                                    "require-lowest")
     dealer_renounce_penalty: ClassVar[bool] = True  # L95: highest or lowest from the dealer
     dummy_down_on_any_lead: ClassVar[bool] = True  # L62 "whether in or out of turn"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from tablesense.contract.cards import is_honour, lho, partner, rank_value, suit
 from tablesense.contract.events import Observe
+from tablesense.contract.vocab import Option
 from tablesense.engine.effects import (
     AcceptLead,
     Answered,
@@ -39,7 +40,8 @@ if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
     from tablesense.engine.view import TableView
 
-PLAY_OPTIONS = ("require-highest", "require-lowest", "require-other-suit", "forbid-other-suit")
+PLAY_OPTIONS: tuple[Option, ...] = (
+    "require-highest", "require-lowest", "require-other-suit", "forbid-other-suit")
 
 
 class Play2017(LawCode):

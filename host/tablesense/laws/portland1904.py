@@ -13,6 +13,7 @@ from dataclasses import fields
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.contract.cards import lho, partner, rho, side, suit
+from tablesense.contract.vocab import Kind, Option, Severity
 from tablesense.engine.effects import CloseRulings, Uncovered
 from tablesense.laws.base import cards_text, name
 from tablesense.laws.calls import OldState, pre_role, state
@@ -42,9 +43,9 @@ class Portland1904(OldPlay):
     # who may claim a new deal when the dealer's side exposes a card in the deal (L40)
     deal_claimants_of_dealer_side: ClassVar[str] = "each-adversary"
     leader_pre_lead_callable: ClassVar[bool] = True  # L72: all adversaries' cards
-    pre_lead_options: ClassVar[dict[str, tuple[str, ...]]] = {
+    pre_lead_options: ClassVar[dict[str, tuple[Option, ...]]] = {
         "leader": ("call-card",), "leaders-partner": ("call-card", "forbid-lead-suit")}
-    setup_kinds: ClassVar[dict[str, str]] = {
+    setup_kinds: ClassVar[dict[str, Kind]] = {
         "draw": "draw-again", "shuffle": "redeal", "cut": "redeal", "pack": "redeal",
         "deal": "new-deal"}
     misnamed_rule: ClassVar[bool] = True  # L78
@@ -279,7 +280,7 @@ class Portland1904(OldPlay):
             if how == "named":  # the naming must not swallow an exposure that follows
                 tv.do(Uncovered(cards), t)
             return
-        severity = "director" if verdict == "director" else "penalty"
+        severity: Severity = "director" if verdict == "director" else "penalty"
         if b.phase == "auction":
             self.auction_exposure(tv, seat, cards, t)
         elif b.phase == "claim":
@@ -325,7 +326,7 @@ class Portland1904(OldPlay):
         return "dummy being blind and deaf, he may expose some or all of his cards without penalty."
 
     def before_lead(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int,
-                    severity: str) -> None:
+                    severity: Severity) -> None:
         role = pre_role(tv.b, seat) or "leader"
         options = self.pre_lead_options.get(role, ("call-card",))
         text = self.callable_text(seat, cards, "exposed before the opening lead")
