@@ -85,3 +85,32 @@ def test_the_engine_imports_no_law_code() -> None:
                 assert not (node.module or "").startswith("tablesense.laws"), path.name
             elif isinstance(node, ast.Import):
                 assert all(not a.name.startswith("tablesense.laws") for a in node.names)
+
+
+def _engine_imports() -> dict[str, set[str]]:
+    """Each engine module's imports of other engine modules, those made only for
+    type checking included (issue 24: code.py -> view.py -> table.py was a circle)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((PKG / "engine").glob("*.py")):
+        if path.stem == "__init__":
+            continue
+        deps = graph.setdefault(path.stem, set())
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "tablesense.engine."):
+                deps.add((node.module or "").split(".")[2])
+    return graph
+
+
+def test_no_engine_module_imports_one_that_imports_it() -> None:
+    graph = _engine_imports()
+    assert "table" not in graph["view"] and "table" not in graph["code"]
+
+    def reach(start: str, seen: set[str]) -> set[str]:
+        for d in graph.get(start, set()) - seen:
+            seen.add(d)
+            reach(d, seen)
+        return seen
+
+    circles = sorted(m for m in graph if m in reach(m, set()))
+    assert circles == [], circles

@@ -13,14 +13,11 @@ from collections.abc import Mapping, Sequence, Set
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol
 
-from tablesense.contract.vocab import Phase
+from tablesense.contract.vocab import Phase, Role
 from tablesense.engine.effects import Effect
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.tracker import Position
-
-if TYPE_CHECKING:
-    from tablesense.engine.table import Engine
 
 Trick = Sequence[tuple[str, str]]
 
@@ -83,7 +80,7 @@ class BoardView(Protocol):
     @property
     def trumps(self) -> str | None: ...
 
-    def role(self, seat: str) -> str | None: ...
+    def role(self, seat: str) -> Role | None: ...
     def is_defender(self, seat: str) -> bool: ...
     def controller(self, seat: str) -> str: ...
     def led_suit(self) -> str | None: ...
@@ -94,10 +91,42 @@ class BoardView(Protocol):
     def all_played(self) -> bool: ...
 
 
+class Positions(Protocol):
+    def where(self, card: str) -> Position | None: ...
+
+
+class Table(Protocol):
+    """What the view reads and asks of the table it shows (the engine): a protocol, so
+    that the view, and the law codes typed against it, need not import the engine."""
+
+    @property
+    def board(self) -> BoardView | None: ...
+    @property
+    def ob(self) -> Obligations: ...
+    @property
+    def tracker(self) -> Positions: ...
+    @property
+    def closed(self) -> Set[str]: ...
+    @property
+    def answered(self) -> Set[str]: ...
+    @property
+    def exposed(self) -> Mapping[str, str]: ...
+    @property
+    def played(self) -> Set[str]: ...
+    @property
+    def now(self) -> int: ...
+    @property
+    def rulings(self) -> Sequence[Ruling]: ...
+
+    def ruling(self, rid: str) -> Ruling | None: ...
+    def emit(self, d: Draft, t: int) -> Ruling: ...
+    def do(self, e: Effect, t: int) -> bool: ...
+
+
 class TableView:
     """One table through a law code's eyes (made by the engine, one per engine)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Table) -> None:
         self._eng = engine
 
     # -- reading ---------------------------------------------------------------
@@ -159,4 +188,4 @@ class TableView:
         return self._eng.do(effect, t)
 
 
-__all__ = ["BoardView", "TableView"]
+__all__ = ["BoardView", "Positions", "Table", "TableView"]
