@@ -55,7 +55,11 @@ class Incidents:
     def join(self, kind: GroupKind, o: Observe) -> None:
         seat = None if kind == "trick" else o.seat
         window = TOGETHER_MS if kind == "trick" else THROWN_MS
-        for g in self.groups:
+        groups = self.groups
+        if not groups:  # (nearly every card played: a group of its own)
+            groups.append(Group(kind, seat, o.t, window, [o]))
+            return
+        for g in groups:
             if g.kind == kind and g.seat == seat and not g.expired(o.t):
                 if kind == "trick" and all(x.seat != o.seat for x in g.items):
                     # cards played together are one player's, within 300 ms of his own

@@ -216,6 +216,9 @@ class SensingFilter:
         """A card reached a trick zone. Was it sensed on the table on its way (soon
         before, and at its player's turn or with no other card played meanwhile)? Then
         that was no exposure: it leaves the table group (True)."""
+        if not self.incidents.groups:  # (nearly every card played: nothing it crossed)
+            self.last_trick_t = o.t
+            return False
         transit = False
         for g in self.incidents.groups:
             if g.kind == "table" and any(

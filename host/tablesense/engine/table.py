@@ -228,7 +228,7 @@ class Engine:
                 one = groups[0]
                 if now - one.first_t <= one.window:  # (not one.expired(now))
                     return
-                groups.clear()
+                self.incidents.take(one)
                 b = self.board
                 if (one.kind == "table" or len(one.items) != 1 or self._free_lead
                         or len(self._in_trick_zone) > 1  # (cards together: _close_trick)
@@ -499,13 +499,8 @@ class Engine:
     def _seed_positions(self, hands: dict[str, tuple[str, ...]], t: int) -> None:
         """Cards of a known deal that no reader has reported yet are in their hands:
         a reading of one of them at another seat is then a conflict, not a move."""
-        pos = self.tracker.pos
-        for seat, cards in hands.items():
-            held = Position(seat, "hand", "down", "unknown", None, t)  # (frozen: one a seat)
+        for seat, held in self.tracker.seed(hands, t).items():
             self.fouling.seed(seat, held)
-            for card in cards:
-                if card not in pos:
-                    pos[card] = held
 
     def _deal_complete(self) -> bool:
         b = self.b
@@ -652,8 +647,7 @@ class Engine:
             # (_withdrawn_by); the card itself is never gone (_leaving) where the tracker
             # has it in a trick zone or on the table
             return False
-        # (tracker.update: never `gone` here)
-        self.tracker.pos[o.card] = Position(o.seat, zone, o.face, o.level, o.seen_by, o.t)
+        self.tracker.record(o)  # (never `gone` here)
         if zone == "trick" or self._in_trick_zone:
             self._index_trick_zone(o)
         if self.law.observes:
@@ -676,12 +670,12 @@ class Engine:
                 or self._leaving or self._quitting is not None or card in self.played
                 or self.b.phase == "end" or not self.sensing.quiet(o)):
             return False
-        self.tracker.pos[card] = Position(o.seat, "trick", o.face, o.level, o.seen_by, o.t)
+        self.tracker.record(o)
         self._in_trick_zone.add(card)
         if self.law.observes:
             self.law.observed(self.view, o, prev)
-        self.sensing.last_trick_t = o.t
-        self.incidents.groups.append(Group("trick", None, o.t, TOGETHER_MS, [o]))
+        self.sensing.arrived_in_trick(o)  # (nothing open: no transit, the time noted)
+        self.incidents.join("trick", o)  # (a group of its own)
         return True
 
     def _quits(self, o: Observe, prev: Position) -> bool:
@@ -702,7 +696,7 @@ class Engine:
                 or card not in (trick[0][1], trick[1][1], trick[2][1], trick[3][1])
                 or not self.sensing.quiet(o)):
             return False
-        self.tracker.pos[card] = Position(o.seat, "table", "down", o.level, o.seen_by, o.t)
+        self.tracker.record(o)
         if self._in_trick_zone:
             self._index_trick_zone(o)  # (a card counted by a resync, _force, is still in it)
         if self.law.observes:
@@ -723,7 +717,7 @@ class Engine:
         if (zone == "gone" or prev.zone == "gone" or o.seat != b.dummy
                 or (b.phase != "play" and b.phase != "claim") or not self.sensing.quiet(o)):
             return False  # (prev.zone and zone are not "trick": _on_observe)
-        self.tracker.pos[o.card] = Position(o.seat, zone, o.face, o.level, o.seen_by, o.t)
+        self.tracker.record(o)
         if self._in_trick_zone:
             self._index_trick_zone(o)
         if self.law.observes:

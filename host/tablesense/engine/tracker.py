@@ -39,6 +39,24 @@ class Tracker:
     def where(self, card: str) -> Position | None:
         return self.pos.get(card)
 
+    def record(self, o: Observe) -> None:
+        """Record ``o`` where the caller knows the card was not ``gone`` and is not going
+        (the engine's fast paths: a card moved at the seat that holds it)."""
+        self.pos[o.card] = Position(o.seat, o.zone, o.face, o.level, o.seen_by, o.t)
+
+    def seed(self, hands: dict[str, tuple[str, ...]], t: int) -> dict[str, Position]:
+        """Cards of a known deal that no reader has reported yet are in their hands
+        (face down, level unknown): a reading of one at another seat is then a conflict.
+        Returns each seat's one such position (frozen: shared by its cards)."""
+        pos = self.pos
+        seeded: dict[str, Position] = {}
+        for seat, cards in hands.items():
+            held = seeded[seat] = Position(seat, "hand", "down", "unknown", None, t)
+            for card in cards:
+                if card not in pos:
+                    pos[card] = held
+        return seeded
+
     def update(self, o: Observe) -> Position | None:
         """Record ``o``; return the card's previous position."""
         prev = self.pos.get(o.card)
