@@ -55,6 +55,7 @@ from tablesense.engine.incidents import TOGETHER_MS, Group, Incidents
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.sensing import SensingFilter, Tuning
+from tablesense.engine.timeline import Timeline
 from tablesense.engine.tracker import Position, Tracker
 from tablesense.engine.view import TableView
 
@@ -114,6 +115,11 @@ class Engine:
         self.noise = self.sensing.noise
         # the hand record against what the table shows (a fouled board, engine/fouling.py)
         self.fouling = Fouling()
+        # what time closes, in the order it began (incident windows, conflicts, cards gone
+        # from a trick zone: withdrawn once dropout_ms pass without them coming back)
+        self.timeline = Timeline(self.incidents, self.sensing, self.fusion, self.tuning,
+                                 close_group=self._close_one, conflict=self._conflict_due,
+                                 disagree=self._readers_disagree, withdraw=self._withdraw)
         self.ob: Obligations = self.law.new_state()
         self.rulings: list[Ruling] = []
         self.closed: set[str] = set()
@@ -128,9 +134,6 @@ class Engine:
         self._short: tuple[int, int] = (-1, -1)  # a trick quitted short, waiting for a card
         self._taken_back: set[str] = set()  # taken back by a decision, still in a trick zone
         self._in_trick_zone: set[str] = set()  # last sensed in a trick zone, not yet played
-        # card -> its `gone` from a trick zone of the current trick: withdrawn to the hand
-        # once dropout_ms passes without it coming back (an RFID reader senses no hand)
-        self._leaving: dict[str, Observe] = {}
         # the first card of a complete trick sensed on the table with face `unknown`: the
         # trick's quit, unless its player puts another card in his trick zone first
         self._quitting: Observe | None = None
@@ -162,7 +165,7 @@ class Engine:
             raise InvalidEvent(b.phase if b else "idle", kind,
                                f"time goes backwards ({t} < {self.now})")
         self.now = t
-        if self.incidents.groups or self.sensing.conflicts or self.fusion.open or self._leaving:
+        if self.timeline.open:
             self._advance(t)
         if type(event) is Observe:
             # RFID tags and camera sightings as one (engine/fusion.py), when it says which
@@ -213,79 +216,9 @@ class Engine:
         return self._take()
 
     def _advance(self, now: int) -> None:
-        """Close what time has closed by ``now``: incident windows, and conflicts that
-        lasted ``conflict_ms``, taken in the order the incidents began. An incident
-        still open holds back the later ones, so a daemon ticking between events and
-        a replay of its journal decide the same things in the same order."""
-        if self.board is None:
-            return
-        while (self.incidents.groups or self.sensing.conflicts or self.fusion.open
-               or self._leaving):
-            groups = self.incidents.groups
-            if len(groups) == 1 and self.fast_path and not (
-                    self.sensing.conflicts or self.fusion.open or self._leaving):
-                # one group open, nothing else (a card played, waiting 300 ms for another)
-                one = groups[0]
-                if now - one.first_t <= one.window:  # (not one.expired(now))
-                    return
-                self.incidents.take(one)
-                b = self.board
-                if (one.kind == "table" or len(one.items) != 1 or self._free_lead
-                        or len(self._in_trick_zone) > 1  # (cards together: _close_trick)
-                        or (self._short[0] == b.number and self._short[1] == len(b.tricks))):
-                    self._close_one(one)
-                else:
-                    # one card in a trick group (nearly every play): no order to find, no
-                    # lead to free, no short trick to set aside (_close_trick); counted if
-                    # it stayed (sensing.settled, its common case written out)
-                    o = one.items[0]
-                    pos = self.tracker.pos.get(o.card)
-                    if pos is None or (pos.seat == o.seat and pos.zone == "trick"
-                                       and pos.face == o.face) or self.sensing.settled(
-                                           o, TRICK):
-                        self._arrival(o.seat, o)
-                if not (groups or self.sensing.conflicts or self.fusion.open or self._leaving):
-                    return
-                continue
-            # the group that began first (the first of equals), or what began before it:
-            # a conflict between seats (1), between a tag and a camera (2), a card gone
-            # from a trick zone (3)
-            first = min(groups, key=_began) if len(groups) > 1 else (
-                groups[0] if groups else None)
-            began, which = (first.first_t, 0) if first is not None else (None, 0)
-            conflict = self.sensing.oldest_conflict()
-            if conflict is not None and (began is None or conflict.t < began):
-                began, which = conflict.t, 1
-            disagreement = self.fusion.oldest()
-            if disagreement is not None and (began is None or disagreement[0] < began):
-                began, which = disagreement[0], 2
-            gone = min(self._leaving.values(), key=_at) if self._leaving else None
-            if gone is not None and (began is None or gone.t < began):
-                began, which = gone.t, 3
-            if began is None:
-                return
-            if which == 0:
-                assert first is not None
-                if not first.expired(now):
-                    return
-                self.incidents.take(first)
-                self._close_one(first)
-            elif which == 1:
-                assert conflict is not None
-                if now - began < self.tuning.conflict_ms:
-                    return
-                self._conflict_due(self.sensing.take_conflict(conflict.card))
-            elif which == 2:
-                assert disagreement is not None
-                if now - began < self.tuning.conflict_ms:
-                    return
-                self._readers_disagree(disagreement[1])
-            else:
-                assert gone is not None
-                if now - began <= self.tuning.dropout_ms:
-                    return
-                del self._leaving[gone.card]
-                self._withdraw(gone)
+        """Close what time has closed by ``now`` (engine/timeline.py)."""
+        if self.board is not None:
+            self.timeline.advance(now)
 
     def snapshot(self) -> dict[str, Any]:
         b = self.board
@@ -476,7 +409,7 @@ class Engine:
         self._short = (-1, -1)
         self._taken_back = set()
         self._in_trick_zone = set()
-        self._leaving = {}
+        self.timeline.reset()
         self._quitting = None
         self._free_lead = False
         self._swept = ()
@@ -642,10 +575,10 @@ class Engine:
                     and (not trick or all(c != o.card for _, c in trick))
                     and not (b.phase == "play" and len(b.tricks) == 13)):  # (all_played)
                 return False  # (_from_trick: no trick to quit, nothing to reconcile or end)
-        if (self._leaving and zone == "trick") or not self.sensing.quiet(o):
+        if (zone == "trick" and self.timeline.leaving) or not self.sensing.quiet(o):
             # a card sensed in a trick zone withdraws one its player took from his
-            # (_withdrawn_by); the card itself is never gone (_leaving) where the tracker
-            # has it in a trick zone or on the table
+            # (_withdrawn_by); the card itself is never gone (the timeline's) where the
+            # tracker has it in a trick zone or on the table
             return False
         self.tracker.record(o)  # (never `gone` here)
         if zone == "trick" or self._in_trick_zone:
@@ -667,7 +600,7 @@ class Engine:
         tests/test_fast_path.py replays journals with and without it."""
         card = o.card
         if (prev.zone == "gone" or self.incidents.groups or self._in_trick_zone
-                or self._leaving or self._quitting is not None or card in self.played
+                or self.timeline.leaving or self._quitting is not None or card in self.played
                 or self.b.phase == "end" or not self.sensing.quiet(o)):
             return False
         self.tracker.record(o)
@@ -751,15 +684,14 @@ class Engine:
             if conflicting:
                 return
             if sf.dropout(o, was):
-                if self._leaving:
-                    self._leaving.pop(o.card, None)  # it never left the trick zone
+                self.timeline.back(o.card)  # it never left the trick zone
                 if o.zone == "trick" and o.card not in self.played:
                     self._in_trick_zone.add(o.card)
                 return
-        if self._leaving and o.zone == "trick":
+        if o.zone == "trick" and self.timeline.leaving:
             self._withdrawn_by(o)
         prev = self.tracker.update(o)
-        if self._leaving and self._leaving.pop(o.card, None) is not None and (
+        if self.timeline.back(o.card) is not None and (
                 prev is not None and prev.zone == "gone"):
             prev = self.tracker.before_gone.get(o.card, prev)  # it moves on from the trick zone
         self._index_trick_zone(o)
@@ -769,7 +701,7 @@ class Engine:
             if (prev is not None and prev.zone == "trick" and prev.seat == o.seat
                     and b.phase in ("lead", "play")
                     and (o.card not in self.played or (o.seat, o.card) in b.trick)):
-                self._leaving[o.card] = o  # withdrawn, unless it is back within dropout_ms
+                self.timeline.gone(o)  # withdrawn, unless it is back within dropout_ms
             return
         if b.phase == "end":
             return
@@ -967,10 +899,8 @@ class Engine:
         now, before the new card counts (a quick correction, a substitution). So is an
         uncounted card of another player's (a lead out of turn taken back, refused): the
         new card does not accept it."""
-        for gone in sorted((g for g in self._leaving.values() if g.card != o.card and (
-                g.seat == o.seat or g.card not in self.played)), key=_at):
-            del self._leaving[gone.card]
-            self._withdraw(gone)
+        self.timeline.withdraw_now(keep=lambda g: g.card == o.card or (
+            g.seat != o.seat and g.card in self.played))
 
     def _withdraw(self, gone: Observe) -> None:
         """A card of the current trick stayed ``gone`` from its trick zone for
@@ -1191,19 +1121,7 @@ class Engine:
         not coming back; in the order they began. A trick being quitted is quitted."""
         if self._quitting is not None:
             self._quit()
-        if not self._leaving:
-            if self.incidents.groups:
-                self._close(self.incidents.take_all())
-            return
-        items: list[tuple[int, int, Group | Observe]] = [
-            (g.first_t, 0, g) for g in self.incidents.take_all()]
-        items += [(o.t, 1, o) for o in self._leaving.values()]
-        self._leaving = {}
-        for _, _, item in sorted(items, key=lambda x: (x[0], x[1])):
-            if isinstance(item, Group):
-                self._close([item])
-            else:
-                self._withdraw(item)
+        self.timeline.close_all(self._close)
 
     def _close(self, groups: list[Group]) -> None:
         if not groups:
@@ -1256,6 +1174,18 @@ class Engine:
 
     def _close_trick(self, g: Group) -> None:
         b = self.b
+        if self.fast_path and len(g.items) == 1 and not (
+                self._free_lead or len(self._in_trick_zone) > 1
+                or (self._short[0] == b.number and self._short[1] == len(b.tricks))):
+            # one card (nearly every play): no order to find, no lead to free, no short
+            # trick to set aside, no choice awaited; counted if it stayed (sensing.settled,
+            # its common case written out)
+            o = g.items[0]
+            pos = self.tracker.pos.get(o.card)
+            if pos is None or (pos.seat == o.seat and pos.zone == "trick"
+                               and pos.face == o.face) or self.sensing.settled(o, TRICK):
+                self._arrival(o.seat, o)
+            return
         by_seat: dict[str, list[Observe]] = {}
         later: list[Observe] = []  # a player's cards after his own 300 ms: one at a time
         for o in g.items:
@@ -1329,10 +1259,6 @@ class Engine:
 
 TRICK = ("trick",)
 _LEFT = {s: lho(s) for s in SEATS}  # (lho, looked up for every card played)
-
-
-def _at(o: Observe) -> int:
-    return o.t
 
 
 def _began(g: Group) -> int:
