@@ -25,8 +25,9 @@ class American1907(Portland1904):
     id: ClassVar[str] = "american-1907"
     title: ClassVar[str] = "American Club Code of Bridge laws (Elwell, Revised 1907)"
     year: ClassVar[int] = 1907
-    source: ClassVar[str] = ("seed 003; J. B. Elwell, Bridge Axioms and Laws (1907) "
-                             "(sources/elwell-laws-of-bridge-revised-1907.txt)")
+    source: ClassVar[str] = (
+        "The Laws of Bridge, Revised 1907 (the American Club Code), in J. B. Elwell, Bridge "
+        "Axioms and Laws (Dutton, 1907)")
     partner_sees_rule: ClassVar[bool] = True
     deal_claimants_of_dealer_side: ClassVar[str] = "eldest"
     leader_pre_lead_callable: ClassVar[bool] = False

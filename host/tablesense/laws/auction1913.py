@@ -31,8 +31,9 @@ class Auction1913(American1907):
     id: ClassVar[str] = "auction-1913"
     title: ClassVar[str] = "Whist Club (New York) Laws of Auction (c.1913)"
     year: ClassVar[int] = 1913
-    source: ClassVar[str] = ("codes.md section 6: Whist Club Laws of Auction, Laws 65-79 "
-                             "(playingcardgames.net; Work, Auction of To-day, 1913)")
+    source: ClassVar[str] = (
+        "The Laws of Auction, as adopted by the Whist Club of New York (c. 1913), Laws 65-79, "
+        "as quoted in M. C. Work, Auction of To-day (1913)")
     whist: ClassVar[bool] = False
     named_exposes: ClassVar[bool] = True
     # L37 (c): any card exposed during the deal, on, above or below the table: a new deal

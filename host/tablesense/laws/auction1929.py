@@ -34,9 +34,10 @@ class Auction1929(Portland1904):
     id: ClassVar[str] = "auction-1929"
     title: ClassVar[str] = "Portland Club Laws of Auction Bridge (Manning Foster, 1929)"
     year: ClassVar[int] = 1929
-    source: ClassVar[str] = ("seed 000 (Auckland Star, 7 June 1929); ancestor: Portland & "
-                             "Bath Laws of Auction Bridge 1908 "
-                             "(sources/portland-bath-laws-of-auction-bridge-1908.txt)")
+    source: ClassVar[str] = (
+        "A. E. Manning Foster, \"Auction Bridge: Exposed Cards\", Auckland Star, 7 June 1929 "
+        "(the Portland Club's Laws of Auction Bridge); where it is silent, its ancestor, the "
+        "Portland and Bath Clubs' Laws of Auction Bridge (1908)")
     whist: ClassVar[bool] = False
     setup_kinds: ClassVar[dict[str, Kind]] = {
         "draw": "draw-again", "shuffle": "redeal", "cut": "redeal", "pack": "redeal",

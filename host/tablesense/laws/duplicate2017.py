@@ -35,7 +35,9 @@ class Duplicate2017(Play2017):
     year: ClassVar[int] = 2017
     numbered_boards: ClassVar[bool] = True
     fouled_citation: ClassVar[str] = "Law 87"
-    source: ClassVar[str] = "seed 002 (Laws 50-52 summary); codes.md section 1"
+    source: ClassVar[str] = (
+        "World Bridge Federation, The Laws of Duplicate Bridge 2017 (Laws 6, 16, 24, 41, 45, "
+        "48-58, 61-64, 68, 87); Laws 50-52 as summarised in R. Dixon, \"And That's The Law!\"")
 
     # -- before the auction ------------------------------------------------------
     def setup_exposure(self, tv: TableView, o: Observe, prev: Position | None) -> None:

@@ -34,8 +34,9 @@ class Portland1904(OldPlay):
     id: ClassVar[str] = "portland-1904"
     title: ClassVar[str] = "Portland & Turf Clubs, The Laws of Bridge (1904)"
     year: ClassVar[int] = 1904
-    source: ClassVar[str] = ("seeds 001, 004; Hoffmann, Hoyle's Games Modernized (1909), "
-                             "laws 1-96 (sources/portland-turf-laws-of-bridge-1904.txt)")
+    source: ClassVar[str] = (
+        "The Laws of Bridge, revised by a joint committee of the Portland and Turf Clubs "
+        "(1904), Laws 1-96, as reprinted in Prof. Hoffmann, Hoyle's Games Modernized (1909)")
     whist: ClassVar[bool] = True
     # how a card was shown -> exposed / not / director, before visibility is considered
     partner_sees_rule: ClassVar[bool] = False  # L73 lists no "partner can see" exposure
