@@ -114,3 +114,66 @@ def test_no_engine_module_imports_one_that_imports_it() -> None:
 
     circles = sorted(m for m in graph if m in reach(m, set()))
     assert circles == [], circles
+
+
+# Each owner of engine state and the engine's attribute that holds it: only the owner's
+# own methods write its fields (issue 25: a fast path calls the owner it shortcuts).
+OWNERS = frozenset(("board", "b", "tracker", "incidents", "sensing", "fusion", "timeline",
+                    "view", "law", "ob", "codes", "tuning"))
+
+
+def _owner_writes(path: Path) -> list[str]:
+    """Writes, in ``path``, to a field of an owner held by ``self`` (``self.tracker.pos[c]
+    = ...``, ``self.incidents.groups.append(...)``), directly or through a local name
+    bound to it (``b = self.b; b.step = ...``)."""
+    found: list[str] = []
+    for fn in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        alias: dict[str, str] = {}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                    node.targets[0], ast.Name):
+                chain = _chain(node.value) if isinstance(
+                    node.value, ast.Attribute | ast.Subscript) else []
+                if chain[:1] == ["self"] and len(chain) >= 2 and chain[1] in OWNERS:
+                    alias[node.targets[0].id] = chain[1]
+
+        def owned(chain: list[str], alias: dict[str, str] = alias) -> bool:
+            if chain[:1] == ["self"]:
+                return len(chain) >= 3 and chain[1] in OWNERS
+            return chain[0] in alias and len(chain) >= 2
+
+        for node in ast.walk(fn):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif isinstance(node, ast.Delete):
+                targets = list(node.targets)
+            for t in targets:
+                if isinstance(t, ast.Attribute | ast.Subscript) and owned(_chain(t)):
+                    found.append(f"{path.name}:{node.lineno}: assigns {ast.unparse(t)}")
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in MUTATORS):
+                chain = _chain(node.func)[:-1]
+                if owned(chain):
+                    found.append(f"{path.name}:{node.lineno}: mutates {ast.unparse(node.func)}")
+    return found
+
+
+@pytest.mark.parametrize("path", sorted((PKG / "engine").glob("*.py")), ids=lambda p: p.name)
+def test_no_engine_module_writes_another_owners_fields(path: Path) -> None:
+    assert _owner_writes(path) == []
+
+
+def test_the_owner_check_catches_a_write() -> None:
+    bad = PKG.parent.parent / "test-output" / "seam_owner_bad.py"
+    bad.parent.mkdir(exist_ok=True)
+    bad.write_text("class E:\n    def f(self, o):\n        self.tracker.pos['SA'] = o\n"
+                   "        self.incidents.groups.append(o)\n        b = self.b\n"
+                   "        b.step = 'deal'\n        self.played.add('SA')\n")
+    assert [v.split(": ", 1)[1] for v in _owner_writes(bad)] == [
+        "assigns self.tracker.pos['SA']", "assigns b.step",
+        "mutates self.incidents.groups.append"]

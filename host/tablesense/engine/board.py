@@ -61,6 +61,10 @@ class Board:
         self.step: str | None = None
         self.reset_deal()
 
+    def setup_step(self, step: str | None) -> None:
+        """The setup's step under way (draw, shuffle, cut, deal); None once dealt."""
+        self.step = step
+
     def reset_deal(self) -> None:
         self.dealt = False
         self.hands: dict[str, set[str]] = {s: set() for s in SEATS}

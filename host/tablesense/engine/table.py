@@ -427,7 +427,7 @@ class Engine:
             # the aborted one carries over, card positions and the code's state included.
             b.reset_deal()
             self._new_deal()
-        b.step = e.step
+        b.setup_step(e.step)
 
     def _seed_positions(self, hands: dict[str, tuple[str, ...]], t: int) -> None:
         """Cards of a known deal that no reader has reported yet are in their hands:
@@ -464,7 +464,7 @@ class Engine:
         b.set_deal(hands, e.dealer)
         self._seed_positions(hands, e.t)
         b.move("dealt")
-        b.step = None
+        b.setup_step(None)
         self.law.after_dealt(self.view, e.t)
 
     def _on_call(self, e: Call) -> None:
