@@ -49,6 +49,11 @@ class Fouling:
         self._seeded.clear()
         self.cards.clear()
 
+    def given(self, whole: bool) -> None:
+        """Whether the deal came whole (a ``dealt`` with hands): the record to hold the
+        table to."""
+        self.recorded = whole
+
     def seed(self, seat: str, held: Position) -> None:
         """``held`` is where the record puts ``seat``'s cards no reader has reported."""
         self._seeded[seat] = held

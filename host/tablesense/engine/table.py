@@ -454,9 +454,9 @@ class Engine:
                 raise InvalidEvent(b.phase, "dealt", "the auction has started")
             if e.hands is not None:
                 b.set_deal(e.hands, e.dealer)
-                self.fouling.recorded = True
+                self.fouling.given(True)
             return
-        self.fouling.recorded = e.hands is not None
+        self.fouling.given(e.hands is not None)
         hands = e.hands
         if hands is None:
             hands = {s: tuple(sorted(c for c, p in self.tracker.pos.items()
@@ -775,7 +775,7 @@ class Engine:
         self.fouling.moved(card, known[0] if known else record, latest.seat)
         b.refound(card, record, latest.seat)
         self.sensing.end_conflict(card)
-        self.tracker.pos.pop(card, None)
+        self.tracker.forget(card)
         # taken in as of the moment the conflict was due, whenever the engine sees that
         # (a daemon's tick, or the next event on replay): the same in both
         due = max(first.t + self.tuning.conflict_ms, latest.t)

@@ -57,6 +57,10 @@ class Tracker:
                     pos[card] = held
         return seeded
 
+    def forget(self, card: str) -> None:
+        """No position for ``card``: the next reading of it is taken as it comes."""
+        self.pos.pop(card, None)
+
     def update(self, o: Observe) -> Position | None:
         """Record ``o``; return the card's previous position."""
         prev = self.pos.get(o.card)
