@@ -165,8 +165,9 @@ class Engine:
             raise InvalidEvent(b.phase if b else "idle", kind,
                                f"time goes backwards ({t} < {self.now})")
         self.now = t
-        if self.timeline.open:
-            self._advance(t)
+        if b is not None and (self.incidents.groups or self.sensing.conflicts
+                              or self.fusion.open or self.timeline.gone_cards):
+            self.timeline.advance(t)  # (what time has closed: engine/timeline.py)
         if type(event) is Observe:
             # RFID tags and camera sightings as one (engine/fusion.py), when it says which
             o = event if event.source is None else self._fused(event)
@@ -575,7 +576,7 @@ class Engine:
                     and (not trick or all(c != o.card for _, c in trick))
                     and not (b.phase == "play" and len(b.tricks) == 13)):  # (all_played)
                 return False  # (_from_trick: no trick to quit, nothing to reconcile or end)
-        if (zone == "trick" and self.timeline.leaving) or not self.sensing.quiet(o):
+        if (zone == "trick" and self.timeline.gone_cards) or not self.sensing.quiet(o):
             # a card sensed in a trick zone withdraws one its player took from his
             # (_withdrawn_by); the card itself is never gone (the timeline's) where the
             # tracker has it in a trick zone or on the table
@@ -600,7 +601,7 @@ class Engine:
         tests/test_fast_path.py replays journals with and without it."""
         card = o.card
         if (prev.zone == "gone" or self.incidents.groups or self._in_trick_zone
-                or self.timeline.leaving or self._quitting is not None or card in self.played
+                or self.timeline.gone_cards or self._quitting is not None or card in self.played
                 or self.b.phase == "end" or not self.sensing.quiet(o)):
             return False
         self.tracker.record(o)

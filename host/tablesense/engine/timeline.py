@@ -41,46 +41,48 @@ class Timeline:
         self._conflict = conflict  # a card at two seats for conflict_ms
         self._disagree = disagree  # a tag and a camera apart for conflict_ms (the card)
         self._withdraw = withdraw  # a card gone from its trick zone for dropout_ms
-        self._gone: dict[str, Observe] = {}  # card -> its `gone` from a trick zone
+        # card -> its `gone` from a trick zone; read by the engine's checks of what is open
+        # (an attribute: read for every observation), written only here
+        self.gone_cards: dict[str, Observe] = {}
 
     def reset(self) -> None:
         """A new deal: no card is on its way back (the incidents reset themselves)."""
-        self._gone = {}
+        self.gone_cards = {}
 
     # -- cards gone from a trick zone --------------------------------------------------
     @property
     def leaving(self) -> bool:
         """Is a card gone from a trick zone, perhaps coming back?"""
-        return bool(self._gone)
+        return bool(self.gone_cards)
 
     def gone(self, o: Observe) -> None:
         """``o`` (zone ``gone``) took its card from its trick zone: withdrawn once
         ``dropout_ms`` pass without it coming back."""
-        self._gone[o.card] = o
+        self.gone_cards[o.card] = o
 
     def back(self, card: str) -> Observe | None:
         """``card`` was sensed again: it never left, or it moved on (its ``gone``)."""
-        return self._gone.pop(card, None) if self._gone else None
+        return self.gone_cards.pop(card, None) if self.gone_cards else None
 
     def withdraw_now(self, keep: Callable[[Observe], bool]) -> None:
         """Withdraw at once, oldest first, the gone cards ``keep`` does not keep (a card
         put in a trick zone before their dropout passed: they went back to the hand)."""
-        for g in sorted((g for g in self._gone.values() if not keep(g)), key=_at):
-            del self._gone[g.card]
+        for g in sorted((g for g in self.gone_cards.values() if not keep(g)), key=_at):
+            del self.gone_cards[g.card]
             self._withdraw(g)
 
     # -- closing --------------------------------------------------------------------------
     @property
     def open(self) -> bool:
         return bool(self.incidents.groups or self.sensing.conflicts or self.fusion.open
-                    or self._gone)
+                    or self.gone_cards)
 
     def advance(self, now: int) -> None:
         """Close what time has closed by ``now``, in the order it began."""
         incidents, sensing, fusion = self.incidents, self.sensing, self.fusion
-        while incidents.groups or sensing.conflicts or fusion.open or self._gone:
-            groups = incidents.groups
-            if len(groups) == 1 and not (sensing.conflicts or fusion.open or self._gone):
+        while incidents.groups or sensing.conflicts or fusion.open or self.gone_cards:
+            groups = incidents.groups  # (a close may give the grouper a new list)
+            if len(groups) == 1 and not (sensing.conflicts or fusion.open or self.gone_cards):
                 # one group open, nothing else (a card played, waiting 300 ms for another):
                 # no order to find
                 one = groups[0]
@@ -101,7 +103,7 @@ class Timeline:
             disagreement = fusion.oldest()
             if disagreement is not None and (began is None or disagreement[0] < began):
                 began, which = disagreement[0], 2
-            gone = min(self._gone.values(), key=_at) if self._gone else None
+            gone = min(self.gone_cards.values(), key=_at) if self.gone_cards else None
             if gone is not None and (began is None or gone.t < began):
                 began, which = gone.t, 3
             if began is None:
@@ -126,20 +128,20 @@ class Timeline:
                 assert gone is not None
                 if now - began <= self.tuning.dropout_ms:
                     return
-                del self._gone[gone.card]
+                del self.gone_cards[gone.card]
                 self._withdraw(gone)
 
     def close_all(self, close_groups: Callable[[list[Group]], None]) -> None:
         """Close every open incident, and withdraw every gone card (it is not coming
         back), in the order they began; ``close_groups`` closes incidents in order."""
-        if not self._gone:
+        if not self.gone_cards:
             if self.incidents.groups:
                 close_groups(self.incidents.take_all())
             return
         items: list[tuple[int, int, Group | Observe]] = [
             (g.first_t, 0, g) for g in self.incidents.take_all()]
-        items += [(o.t, 1, o) for o in self._gone.values()]
-        self._gone = {}
+        items += [(o.t, 1, o) for o in self.gone_cards.values()]
+        self.gone_cards = {}
         for _, _, item in sorted(items, key=lambda x: (x[0], x[1])):
             if isinstance(item, Group):
                 close_groups([item])
