@@ -1131,10 +1131,23 @@ class Engine:
             self._close_one(g)
 
     def _close_one(self, g: Group) -> None:
-        if g.kind == "trick":
-            self._close_trick(g)
-        else:
+        if g.kind != "trick":
             self._close_table(g)
+            return
+        b = self.b
+        if self.fast_path and len(g.items) == 1 and not (
+                self._free_lead or len(self._in_trick_zone) > 1
+                or (self._short[0] == b.number and self._short[1] == len(b.tricks))):
+            # one card (nearly every play): no order to find, no lead to free, no short
+            # trick to set aside, no choice awaited; counted if it stayed (sensing.settled,
+            # its common case written out)
+            o = g.items[0]
+            pos = self.tracker.pos.get(o.card)
+            if pos is None or (pos.seat == o.seat and pos.zone == "trick"
+                               and pos.face == o.face) or self.sensing.settled(o, TRICK):
+                self._arrival(o.seat, o)
+            return
+        self._close_trick(g)
 
     def _close_table(self, g: Group) -> None:
         assert g.seat is not None
@@ -1175,18 +1188,6 @@ class Engine:
 
     def _close_trick(self, g: Group) -> None:
         b = self.b
-        if self.fast_path and len(g.items) == 1 and not (
-                self._free_lead or len(self._in_trick_zone) > 1
-                or (self._short[0] == b.number and self._short[1] == len(b.tricks))):
-            # one card (nearly every play): no order to find, no lead to free, no short
-            # trick to set aside, no choice awaited; counted if it stayed (sensing.settled,
-            # its common case written out)
-            o = g.items[0]
-            pos = self.tracker.pos.get(o.card)
-            if pos is None or (pos.seat == o.seat and pos.zone == "trick"
-                               and pos.face == o.face) or self.sensing.settled(o, TRICK):
-                self._arrival(o.seat, o)
-            return
         by_seat: dict[str, list[Observe]] = {}
         later: list[Observe] = []  # a player's cards after his own 300 ms: one at a time
         for o in g.items:
