@@ -70,7 +70,6 @@ class OldState(Obligations):
     claims: dict[str, list[str]] = field(default_factory=dict)  # new-deal ruling -> claimants
     deal_claims: dict[str, int] = field(default_factory=dict)  # deal-time claim -> time
     forfeit: dict[str, str] = field(default_factory=dict)  # seat that may not double
-    must_pass: dict[str, str] = field(default_factory=dict)
     auction_cards: dict[str, list[str]] = field(default_factory=dict)  # seat -> rulings
     drawn: dict[str, list[str]] = field(default_factory=dict)
     steps_ruled: set[str] = field(default_factory=set)
