@@ -200,7 +200,7 @@ def test_demo_without_boards_stops_cleanly_on_ctrl_c() -> None:
 
 @pytest.mark.slow
 def test_demo_camera_boards_rule_the_timetable_from_pixels(tmp_path: Path) -> None:
-    """One camera board (5 cameras) reads the table from rendered frames: the journal
+    """One camera board (9 cameras) reads the table from rendered frames: the journal
     replays to the timetable's rulings (board 1 of seed 7 drops a card), nothing else."""
     pytest.importorskip("cv2")
     out = run_demo("--tables", "1", "--boards", "1", "--speed", "20", "--seed", "7",
