@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/vision.py --frames 60 --json
 
 1. Accuracy: ``--frames`` random moments of a board (tablesense.vision.evaluate),
-   every camera (the overhead and the four eye lines), under each condition
+   every camera (the overhead, four floor cameras, four eye lines), under each condition
    (clean, glare, blur, occlusion): identity, face and zone accuracy, false
    detections, and the share of readable faces read.
 2. Speed on one core (OpenCV and BLAS held to one thread): each camera's whole
