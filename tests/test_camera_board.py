@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import json
+import math
 import os
 import queue
 import socket
@@ -320,3 +322,26 @@ def test_a_stream_that_drops_out_is_opened_again(videos: dict[str, Path]) -> Non
     finally:
         src.close()
         server.shutdown()
+
+
+def test_a_camera_s_own_lens_is_given_by_its_field_of_view(videos: dict[str, Path],
+                                                          tmp_path: Path) -> None:
+    """Seen straight down, a plate fits any focal length at some height: only the right
+    lens puts the camera where it is (1.0 m above the table), so a camera's own lens
+    must be said (``--hfov``) when it is not the rig's."""
+    cam = g.rig(0.5)["O"]
+    true_hfov = 2 * math.degrees(math.atan(cam.width / 2 / cam.K[0, 0]))
+    heights = {}
+    for hfov in (true_hfov, 45.0):
+        poses = tmp_path / f"poses-{hfov:.0f}.json"
+        out = subprocess.run(_cli("calibrate", "--source", f"O={videos['play']}", "--json",
+                                  "--hfov", f"O={hfov}", "--write-poses", str(poses)),
+                             capture_output=True, text=True, env=_env(), timeout=120)
+        row = json.loads(out.stdout)
+        assert row["ok"], row  # the markers fit either lens ...
+        heights[hfov] = row["position"][2]
+        K = json.loads(poses.read_text())["cameras"]["O"]["K"]
+        assert abs(K[0][0] - cam.width / 2 / math.tan(math.radians(hfov) / 2)) < 0.5
+    # ... but only the right one puts the camera where it hangs
+    assert abs(heights[true_hfov] - 1.0) < 0.01
+    assert abs(heights[45.0] - 1.0) > 0.2, heights

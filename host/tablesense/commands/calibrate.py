@@ -38,6 +38,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--save", type=Path, metavar="DIR", help="write the frames checked here")
     p.add_argument("--write-poses", type=Path, metavar="FILE",
                    help="when every camera passes, save the poses for tablesense camera")
+    p.add_argument("--hfov", action="append", metavar="NAME=DEGREES",
+                   help="a camera's lens, its horizontal field of view (default: the rig's)")
     p.add_argument("--plate", type=Path, metavar="FILE",
                    help="write the plate to print (.png or .pdf, at true size) and stop")
     p.add_argument("--dpi", type=int, default=300, help="the plate's resolution (%(default)s)")
@@ -61,6 +63,15 @@ def run(args: argparse.Namespace) -> int:
         from tablesense.vision.render import CONDITIONS, Renderer
     except ImportError:
         return _fail("needs the camera extra (pip install 'tablesense[camera]')")
+    from tablesense.vision.live import camera_for, parse_hfov
+
+    try:
+        hfov = parse_hfov(args.hfov)
+    except ValueError as exc:
+        return _fail(str(exc))
+    unknown = sorted(set(hfov) - set(g.rig()))
+    if unknown:
+        return _fail(f"--hfov {unknown[0]}=...: no such camera")
     if args.plate is not None:
         try:
             fmt = plate.write(args.plate, args.dpi)
@@ -111,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
               f"{'clipped':>7}  position (m)           result")
     for name, frame in frames.items():
         try:
-            cam = rig[name].resized(frame.shape[1], frame.shape[0])
+            cam = camera_for(name, frame.shape[1], frame.shape[0], hfov.get(name))
         except ValueError as exc:
             return _fail(str(exc))
         c = calibrate_camera(cam, frame)

@@ -44,6 +44,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--poses", type=Path, metavar="FILE",
                    help="the cameras' poses (tablesense calibrate --write-poses); default: "
                         "the calibration plate in each source's first frame")
+    p.add_argument("--hfov", action="append", metavar="NAME=DEGREES",
+                   help="a camera's lens, its horizontal field of view (default: the rig's; "
+                        "without --poses)")
     p.add_argument("--serial", default=DEFAULT_SERIAL,
                    help="the board's serial number in its HELLO (%(default)s)")
     p.add_argument("--debounce-ms", type=int, default=40, help="(%(default)s)")
@@ -89,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
             PoseError,
             calibrate_sources,
             load_poses,
+            parse_hfov,
             posed,
         )
         from tablesense.vision.wires import ListenWire, PortWire
@@ -96,10 +100,11 @@ def run(args: argparse.Namespace) -> int:
         return _fail("needs the camera extra (pip install 'tablesense[camera]')")
     try:
         specs = parse_sources(args.source)
+        hfov = parse_hfov(args.hfov)
     except ValueError as exc:
         return _fail(str(exc))
     rig = g.rig()
-    unknown = [n for n in specs if n not in rig]
+    unknown = [n for n in [*specs, *hfov] if n not in rig]
     if unknown:
         return _fail(f"--source {unknown[0]}=...: no such camera (expected one of "
                      f"{' '.join(rig)})")
@@ -121,13 +126,13 @@ def run(args: argparse.Namespace) -> int:
             if missing:
                 return _fail(f"{args.poses}: no pose for camera {missing[0]}")
         else:
-            checks = calibrate_sources(sources)
+            checks = calibrate_sources(sources, hfov)
             bad = [f"{n}: {'; '.join(c.problems)}" for n, c in checks.items() if not c.ok]
             if bad:
                 return _fail("calibration failed (the plate must lie in view at start-up): "
                              + "; ".join(bad), 1)
             sizes = {n: (s.first().shape[1], s.first().shape[0]) for n, s in sources.items()}
-            cams = posed(checks, sizes)
+            cams = posed(checks, sizes, hfov)
         core = LiveCore(sources, cams, args.debounce_ms)
         wire: Wire
         if args.port:

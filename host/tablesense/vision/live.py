@@ -38,29 +38,59 @@ class PoseError(ValueError):
     """A poses file that cannot be used; the message names the file and the field."""
 
 
-def camera_for(name: str, width: int, height: int) -> g.Camera:
-    """The rig's camera ``name`` as it delivers ``width`` x ``height`` frames (ValueError if
-    there is no such camera, or the frame has another shape than its sensor)."""
+def camera_for(name: str, width: int, height: int, hfov: float | None = None) -> g.Camera:
+    """The rig's camera ``name`` as it delivers ``width`` x ``height`` frames: the rig's
+    lens, or one of ``hfov`` degrees across (a camera's own lens: the pose found with the
+    wrong focal length would put the table at the wrong height). ValueError if there is
+    no such camera, or (with the rig's lens) the frame has another shape than its sensor."""
     rig = g.rig()
     if name not in rig:
         raise ValueError(f"no camera {name!r} in the rig: expected one of {' '.join(rig)}")
+    if hfov is not None:
+        if not 1.0 <= hfov < 179.0:
+            raise ValueError(f"camera {name}: a field of view of {hfov} degrees")
+        cam = rig[name]
+        return g.Camera(name, width, height, g.intrinsics(width, height, hfov), cam.R, cam.C)
     return rig[name].resized(width, height)
 
 
-def calibrate_sources(sources: dict[str, Source]) -> dict[str, CameraCheck]:
+def calibrate_sources(sources: dict[str, Source], hfov: dict[str, float] | None = None
+                      ) -> dict[str, CameraCheck]:
     """Each source's first frame checked as a plate frame (the plate lying where it lies
-    for that camera)."""
+    for that camera), with the lens of ``hfov`` degrees where given."""
+    hfov = hfov or {}
     out = {}
     for name, src in sources.items():
         frame = src.first()
-        out[name] = calibrate_camera(camera_for(name, frame.shape[1], frame.shape[0]), frame)
+        cam = camera_for(name, frame.shape[1], frame.shape[0], hfov.get(name))
+        out[name] = calibrate_camera(cam, frame)
     return out
 
 
-def posed(checks: dict[str, CameraCheck], sizes: dict[str, tuple[int, int]]
-          ) -> dict[str, g.Camera]:
+def posed(checks: dict[str, CameraCheck], sizes: dict[str, tuple[int, int]],
+          hfov: dict[str, float] | None = None) -> dict[str, g.Camera]:
     """The cameras with the poses their checks found (each must be ``ok``)."""
-    return {name: calibrated(camera_for(name, *sizes[name]), c) for name, c in checks.items()}
+    hfov = hfov or {}
+    return {name: calibrated(camera_for(name, *sizes[name], hfov.get(name)), c)
+            for name, c in checks.items()}
+
+
+def parse_hfov(items: list[str] | None) -> dict[str, float]:
+    """``NAME=DEGREES`` items -> {name: degrees}; ValueError naming the bad one.
+
+    >>> parse_hfov(["O=63.9", "N=80"])
+    {'O': 63.9, 'N': 80.0}
+    """
+    out: dict[str, float] = {}
+    for item in items or []:
+        name, sep, deg = item.partition("=")
+        try:
+            out[name] = float(deg)
+        except ValueError:
+            sep = ""
+        if not sep or not name:
+            raise ValueError(f"--hfov {item!r}: expected NAME=DEGREES")
+    return out
 
 
 def save_poses(path: Path, cams: dict[str, g.Camera]) -> None:
