@@ -46,7 +46,7 @@ DECK = [s + r for s in "SHDC" for r in "AKQJT98765432"]
 # updated: confirm-or-revert), update 2,253, the five update messages in wire.messages
 # (+770), main.py (+630) and reader (+12) wiring them; pollnoise.py (2,731) is on the
 # flash since the build copies onboard/ whole: 52.8 kB in all.
-# Firmware 0.7.0: the scan schedule (schedule.py 1,063), resumable inventory walks (pn5180
+# Firmware 0.7.0: the scan schedule, resumable inventory walks (pn5180
 # 6,556, zones 3,326, schedule 1,169), main.py's slots and debounce (+210): 55.1 kB in all.
 MPY_BUDGET = {
     "pn5180": 6700, "mfrc522": 4200, "zones": 3500, "reader": 5100, "debounce": 2400, "cards": 1400,
