@@ -258,7 +258,11 @@ class Rig:
             pause = land - SETUP_MS / 1000 - time.time()  # the last board cleared by then
             if pause > 0:
                 time.sleep(pause)  # pacing the timetable, not waiting for a result
-            self._set_up(board, hands)
+            try:
+                self._set_up(board, hands)
+            except PlaywrightTimeout:
+                late += 1  # the page never showed the board: not a sample
+                continue
             if time.time() > land:
                 late += 1  # set up after the landing: not a fair sample
                 continue
