@@ -236,11 +236,21 @@ class Rig:
         and the link, the journal's ``t``), ``daemon`` (receipt to the first state
         showing it at a plain MQTT subscriber: journal, engine with its law windows,
         outbox, MQTT) and ``page`` (that state to the element)."""
-        from honest_rig import PENALTY_AFTER_MS, SETUP_MS, board_at, honour
+        from honest_rig import (
+            PENALTY_AFTER_MS,
+            SETUP_MS,
+            board_at,
+            first_after,
+            honour,
+            host_arrivals,
+        )
 
         rig = self.honest
         page = self.page
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
         stamps: dict[str, list[tuple[int, str, float, float]]] = {"played": [], "penalty": []}
+        missing = {"played": 0, "penalty": 0}
         late = 0
         for b, hands in enumerate(self.deals):
             board = b + 1
@@ -248,29 +258,37 @@ class Rig:
             pause = land - SETUP_MS / 1000 - time.time()  # the last board cleared by then
             if pause > 0:
                 time.sleep(pause)  # pacing the timetable, not waiting for a result
-            self._set_up(board, hands)
+            try:
+                self._set_up(board, hands)
+            except PlaywrightTimeout:
+                late += 1  # the page never showed the board: not a sample
+                continue
             if time.time() > land:
                 late += 1  # set up after the landing: not a fair sample
                 continue
             lead, drop = hands["E"][0], honour(hands["W"])
-            page.wait_for_selector(f'#tv .tv-spot-e .card[title="{lead}"]', timeout=15_000)
-            stamps["played"].append((board, lead, land, time.time()))
-            page.wait_for_selector(f'#tv .tv-w .tv-lying li[data-card="{drop}"]'
-                                   '[data-status$="penalty-card"]', timeout=15_000)
-            stamps["penalty"].append((board, drop, land + PENALTY_AFTER_MS / 1000, time.time()))
-        from honest_rig import host_arrivals
-
+            for name, sel, card, t_event in (
+                    ("played", f'#tv .tv-spot-e .card[title="{lead}"]', lead, land),
+                    ("penalty", f'#tv .tv-w .tv-lying li[data-card="{drop}"]'
+                                '[data-status$="penalty-card"]', drop,
+                     land + PENALTY_AFTER_MS / 1000)):
+                try:
+                    page.wait_for_selector(sel, timeout=15_000)
+                except PlaywrightTimeout:
+                    missing[name] += 1  # never shown: counted, not timed
+                    continue
+                stamps[name].append((board, card, t_event, time.time()))
         assert self.daemon is not None
         self.daemon.stop()  # its journals complete before they are read
         self.daemon = None
         arrived = host_arrivals(self.work / "journal")
-        out: dict[str, Any] = {"late_boards": late}
+        out: dict[str, Any] = {"late_boards": late, "not_shown": missing}
         for name, key, zone, face in (("played", "trick", "trick", "any"),
                                       ("penalty", "penalty", "table", "up")):
             total, sense, daemon, pg = [], [], [], []
             for board, card, t_land, t_page in stamps[name]:
                 total.append(t_page - t_land)
-                host = arrived.get((card, zone, face))
+                host = first_after(arrived.get((card, zone, face)), t_land * 1000)
                 state = self.seen.get(f"{key}:{board}:{card}")
                 if host is not None and state is not None:
                     sense.append(host / 1000 - t_land)

@@ -89,10 +89,11 @@ class HonestReaders:
         self.camera.stop()
 
 
-def host_arrivals(journal_dir: Path) -> dict[tuple[str, str, str], int]:
-    """(card, zone, face) -> the host's receive time (ms, the journal's ``t``) of the first
-    observation of it, over the daemon's journals."""
-    out: dict[tuple[str, str, str], int] = {}
+def host_arrivals(journal_dir: Path) -> dict[tuple[str, str, str], list[int]]:
+    """(card, zone, face) -> the host's receive times (ms, the journal's ``t``) of the
+    observations of it, in order, over the daemon's journals (face ``any``: whatever
+    the face)."""
+    out: dict[tuple[str, str, str], list[int]] = {}
     for path in sorted(journal_dir.rglob("*.jsonl")):
         for line in path.read_text().splitlines():
             try:
@@ -102,5 +103,12 @@ def host_arrivals(journal_dir: Path) -> dict[tuple[str, str, str], int]:
             if e.get("type") != "observe":
                 continue
             for face in (e.get("face", "unknown"), "any"):
-                out.setdefault((e["card"], e.get("zone", ""), face), int(e["t"]))
+                out.setdefault((e["card"], e.get("zone", ""), face), []).append(int(e["t"]))
+    for v in out.values():
+        v.sort()
     return out
+
+
+def first_after(times: list[int] | None, t_ms: float) -> int | None:
+    """The first of ``times`` (ms) at or after ``t_ms``, or None."""
+    return next((t for t in times or () if t >= t_ms), None)

@@ -36,10 +36,11 @@ SLOTTED = ("floor",)  # fields that couple with another seat's: only in this sea
 TRICK_MS = 45  # the trick antenna's field-on is cut after this (a heap of four: ~40 ms)
 OTHER_MS = 30  # an antenna MAX_AGE scans old gets at least this long after the trick
 MAX_AGE = 4  # scans
-CHUNK_EVERY = 2  # a long inventory's chunk (OTHER_MS) in one scan of two at most
+CHUNK_EVERY = 2  # a new long inventory starts in one scan of two at most; one under
+# way goes on every scan (something on the antenna changed: its reading waits for the walk)
 STOP_MS = 5  # an inventory stops when less than this is left (one tag's slot: 4.6 ms)
 SLOT_STOP_MS = 8  # in a slot: a tag's slot or a block READ (7.4 ms) must end before the guard
-REST_SCANS = 4  # scans between walks of an antenna whose tags stay the same
+REST_SCANS = 2  # scans between walks of an antenna whose tags stay the same
 FLOOR_EVERY = 2  # the floor mat is due once its reading is this many scans old
 
 
@@ -100,7 +101,7 @@ class Scan:
         self.tried.append(i)
         first = len(self.tried) == 1 + (sc.trick >= 0)
         if not sc.is_cheap(i):  # a long inventory: a chunk worth its settle time, or none
-            if not first or sc.age[i] < CHUNK_EVERY:
+            if not first or (sc.age[i] < CHUNK_EVERY and not sc.walking(i)):
                 return self.next()
             self._step(now, now + max(left, OTHER_MS), False)
             return i, 0

@@ -1,10 +1,12 @@
-"""The table's time slots: the four seats' readers take turns, one field on at a time.
+"""The table's time slots, for the fields that couple across seats: the floor mats.
 
-Two 13.56 MHz carriers overlapping corrupt each other's commands (hardware/
-README.md, section 4), so a table cycle has ``slots`` slots of ``slot_ms``; the
-seat with index ``slot`` (N 0, E 1, S 2, W 3) switches a field on only inside
-its own slot, and only when the exchange it is about to start ends ``GUARD_MS``
-before the slot does.
+Two 13.56 MHz carriers strong at the same tags corrupt each other's commands;
+the field model (hardware/coupling.py, hardware/README.md section 4) finds
+that only neighbouring seats' floor mats are, so schedule.py keeps only them
+(``SLOTTED``) to a table cycle of ``slots`` slots of ``slot_ms`` (the board:
+two, N and S in slot 0, E and W in slot 1, ``slot`` being the seat's index
+modulo ``slots``): such a field goes on only inside its seat's slot, and only
+when the read it is about to start ends ``GUARD_MS`` before the slot does.
 
 The cycle is anchored by the table's sync line: North's board pulls it low at
 each cycle start (``drive``), the others note the falling edge (``edge``).

@@ -142,6 +142,10 @@ class RfidScanner:
         its read is a one-slot check."""
         return self.found[i] <= 1 and self._walk[i] is None
 
+    def walking(self, i):
+        """An inventory walk of antenna ``i`` is under way (cut short, to go on)."""
+        return self._walk[i] is not None
+
     def resting(self, i):
         """Antenna ``i``'s last complete walks found the same two tags or more (a spread
         dummy, a quitted row), and no walk is under way: it may be read less often."""
@@ -232,8 +236,9 @@ class RfidScanner:
         for uid, pages in found:
             card = self.cards.card(uid, pages)
             if card is None:
-                self.errors += 1
-                continue
+                if pages is not None:
+                    self.errors += 1  # its memory holds no card
+                continue  # else not learned yet: its block is read at the next field-on
             self.reads += 1
             conf = None if strong.get((i, uid), True) else WEAK_CONF
             walk[card] = (zone, "unknown", level, None, conf)
@@ -247,7 +252,7 @@ class RfidScanner:
             self._reads[i] = list(walk.items())
             return
         self._walk[i] = walk
-        seen = dict(self._done[i] or {})
+        seen = dict(self._done[i] or {})  # a tag not reached yet is not gone
         seen.update(walk)
         self._reads[i] = list(seen.items())
 

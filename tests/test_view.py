@@ -75,6 +75,22 @@ def test_a_card_in_the_trick_zone_shows_before_it_counts() -> None:
     assert trick["cards"] == [["E", lead]] and trick["pending"] == []
 
 
+def test_an_rfid_card_in_the_trick_zone_shows_before_it_counts_and_face_down_not() -> None:
+    """An RFID reader senses no face: its card on the trick antenna shows at once too
+    (issue 28: otherwise it waited for the engine's dwell, 400 ms at p50 on the page);
+    a card a camera sees face down there is no play and does not."""
+    hands = deal(random.Random(6))
+    lead, other = hands["E"][0], hands["E"][1]
+    eng = Engine(table="1", codes=CODES)
+    for i, e in enumerate(bid_2s(hands)):
+        eng.apply(parse_event({"v": 1, "t": 1000 + i * 2000, **e}))
+    for t, card, face in ((20_000, lead, "unknown"), (20_010, other, "down")):
+        eng.apply(parse_event({"v": 1, "t": t, "type": "observe", "seat": "E", "card": card,
+                               "zone": "trick", "face": face}))
+    trick = table_state(eng.snapshot())["view"]["trick"]
+    assert trick["cards"] == [] and trick["pending"] == [["E", lead]]
+
+
 def test_a_card_face_up_before_its_ruling_shows_as_exposed() -> None:
     hands = deal(random.Random(8))
     card = hands["W"][3]

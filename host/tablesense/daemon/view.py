@@ -82,11 +82,13 @@ def view(snap: dict[str, Any]) -> dict[str, Any]:
     played = len(snap.get("played") or [])
     complete = len(trick) == 4
     leader = snap.get("trick_leader") or (trick[0][0] if trick else None)
-    # cards sensed face up in a trick zone that the engine has not counted yet (it
-    # counts a card once it has rested there: sensing.Tuning): shown at once, marked
+    # cards sensed in a trick zone, face up or by a reader that senses no face (RFID),
+    # that the engine has not counted yet (it counts a card once it has rested there:
+    # sensing.Tuning): shown at once, marked; a card seen face down there is not a play
     done = {c for plays, _ in snap.get("played") or [] for _, c in plays} | in_trick
     pending = sorted(([p.get("seat"), c] for c, p in cards.items()
-                      if p.get("zone") == "trick" and p.get("face") == "up" and c not in done),
+                      if p.get("zone") == "trick" and p.get("face") in ("up", "unknown")
+                      and c not in done),
                      key=lambda x: (SEATS.index(x[0]) if x[0] in SEATS else 9, x[1]))
     view_trick = {"leader": leader, "cards": trick, "pending": pending,
                   "number": played if complete else played + (1 if trick else 0)}
