@@ -119,7 +119,7 @@ def test_no_engine_module_imports_one_that_imports_it() -> None:
 # Each owner of engine state and the engine's attribute that holds it: only the owner's
 # own methods write its fields (issue 25: a fast path calls the owner it shortcuts).
 OWNERS = frozenset(("board", "b", "tracker", "incidents", "sensing", "fusion", "timeline",
-                    "fouling", "view", "law", "ob", "codes", "tuning"))
+                    "trick", "fouling", "view", "law", "ob", "codes", "tuning"))
 
 
 def _owner_writes(path: Path) -> list[str]:
@@ -173,7 +173,8 @@ def test_the_owner_check_catches_a_write() -> None:
     bad.parent.mkdir(exist_ok=True)
     bad.write_text("class E:\n    def f(self, o):\n        self.tracker.pos['SA'] = o\n"
                    "        self.incidents.groups.append(o)\n        b = self.b\n"
-                   "        b.step = 'deal'\n        self.played.add('SA')\n")
+                   "        b.step = 'deal'\n        self.played.add('SA')\n"
+                   "        self.trick.quitting = None\n")
     assert [v.split(": ", 1)[1] for v in _owner_writes(bad)] == [
-        "assigns self.tracker.pos['SA']", "assigns b.step",
+        "assigns self.tracker.pos['SA']", "assigns b.step", "assigns self.trick.quitting",
         "mutates self.incidents.groups.append"]

@@ -51,12 +51,13 @@ from tablesense.engine.effects import (
 from tablesense.engine.errors import EngineError, InvalidEvent
 from tablesense.engine.fouling import Fouling
 from tablesense.engine.fusion import CardFusion, Reading
-from tablesense.engine.incidents import TOGETHER_MS, Group, Incidents
+from tablesense.engine.incidents import Group, Incidents
 from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.sensing import SensingFilter, Tuning
 from tablesense.engine.timeline import Timeline
 from tablesense.engine.tracker import Position, Tracker
+from tablesense.engine.trick import TRICK, Trick
 from tablesense.engine.view import TableView
 
 if TYPE_CHECKING:
@@ -117,28 +118,26 @@ class Engine:
         self.fouling = Fouling()
         # what time closes, in the order it began (incident windows, conflicts, cards gone
         # from a trick zone: withdrawn once dropout_ms pass without them coming back)
-        self.timeline = Timeline(self.incidents, self.sensing, self.fusion, self.tuning,
-                                 close_group=self._close_one, conflict=self._conflict_due,
-                                 disagree=self._readers_disagree, withdraw=self._withdraw)
         self.ob: Obligations = self.law.new_state()
         self.rulings: list[Ruling] = []
         self.closed: set[str] = set()
         self.answered: set[str] = set()
         self.known_ids: set[str] = set()
         self.exposed: dict[str, str] = {}  # card -> ruling that already covers it
+        # these four are shared with the trick (engine/trick.py): cleared in place
         self.played: set[str] = set()
         self.waiting_play: dict[str, str] = {}  # seat -> card to count at his turn
-        self.waiting_lead: tuple[str, str] | None = None  # an early lead that will stand
-        self._turned: dict[str, str] = {}  # uncounted cards turned face down: card -> seat
-        self._free_lead = False  # after a resync emptied the trick: the next lead stands
-        self._short: tuple[int, int] = (-1, -1)  # a trick quitted short, waiting for a card
         self._taken_back: set[str] = set()  # taken back by a decision, still in a trick zone
         self._in_trick_zone: set[str] = set()  # last sensed in a trick zone, not yet played
-        # the first card of a complete trick sensed on the table with face `unknown`: the
-        # trick's quit, unless its player puts another card in his trick zone first
-        self._quitting: Observe | None = None
-        self._swept: tuple[object, ...] = ()
-        self._oos: tuple[int, int] = (-1, -1)
+        self.waiting_lead: tuple[str, str] | None = None  # an early lead that will stand
+        # the trick as the table shows it (engine/trick.py)
+        self.trick = Trick(self.view, self.tracker, self.incidents, self.sensing, self.tuning,
+                           played=self.played, lying=self._in_trick_zone,
+                           taken_back=self._taken_back, waiting_play=self.waiting_play,
+                           arrival=self._arrival, close=self._close, dropped=self._dropped)
+        self.timeline = Timeline(self.incidents, self.sensing, self.fusion, self.tuning,
+                                 close_group=self._close_one, conflict=self._conflict_due,
+                                 disagree=self._readers_disagree, withdraw=self.trick.withdraw)
         self.conceding: set[str] = set()
         self.conceder: str | None = None
         self.now = 0
@@ -194,7 +193,7 @@ class Engine:
                 handler = self._handlers[kind] = getattr(self, "_on_" + kind)
             handler(event)
         if self._in_trick_zone:
-            self._sweep(t)
+            self.trick.sweep(t)
         out = self._out
         if not out:
             return []
@@ -203,10 +202,10 @@ class Engine:
 
     def flush(self) -> list[Ruling]:
         """Close every open incident (end of a journal); a conflict still open counts."""
-        if self._quitting is not None and self.board is not None:
-            self._quit()
+        if self.trick.quitting is not None and self.board is not None:
+            self.trick.quit()
         self._advance(self.now + 10**9)
-        self._sweep(self.now)
+        self.trick.sweep(self.now)
         return self._take()
 
     def tick(self, now: int) -> list[Ruling]:
@@ -403,17 +402,13 @@ class Engine:
         self.tracker.reset()
         self.ob = self.law.new_state()
         self.exposed = {}
-        self.played = set()
-        self.waiting_play = {}
+        self.played.clear()
+        self.waiting_play.clear()
         self.waiting_lead = None
-        self._turned = {}
-        self._short = (-1, -1)
-        self._taken_back = set()
-        self._in_trick_zone = set()
+        self._taken_back.clear()
+        self._in_trick_zone.clear()
+        self.trick.deal(self.b, self.law)
         self.timeline.reset()
-        self._quitting = None
-        self._free_lead = False
-        self._swept = ()
         self.conceding = set()
         self.conceder = None
 
@@ -575,7 +570,7 @@ class Engine:
                     and len(trick) != 4  # (not b.trick_complete())
                     and (not trick or all(c != o.card for _, c in trick))
                     and not (b.phase == "play" and len(b.tricks) == 13)):  # (all_played)
-                return False  # (_from_trick: no trick to quit, nothing to reconcile or end)
+                return False  # (Trick.left: no trick to quit, nothing to reconcile or end)
         if (zone == "trick" and self.timeline.gone_cards) or not self.sensing.quiet(o):
             # a card sensed in a trick zone withdraws one its player took from his
             # (_withdrawn_by); the card itself is never gone (the timeline's) where the
@@ -601,7 +596,8 @@ class Engine:
         tests/test_fast_path.py replays journals with and without it."""
         card = o.card
         if (prev.zone == "gone" or self.incidents.groups or self._in_trick_zone
-                or self.timeline.gone_cards or self._quitting is not None or card in self.played
+                or self.timeline.gone_cards or self.trick.quitting is not None
+                or card in self.played
                 or self.b.phase == "end" or not self.sensing.quiet(o)):
             return False
         self.tracker.record(o)
@@ -618,24 +614,24 @@ class Engine:
         turned), with no incident group open, no trick being quitted already (an RFID
         tag's turn) and no conflict. The general path then records it (a card of the
         trick is played, and one in the tracker's trick zone is gone from nowhere), the
-        law's ``observed`` sees it, and ``_from_trick`` finds nothing to close,
-        reconcile or take back: the trick is quitted (``_quit``), and with the last one
+        law's ``observed`` sees it, and ``Trick.left`` finds nothing to close,
+        reconcile or take back: the trick is quitted (``Trick.quit``), and with the last one
         the play ends (it is the same in the play and in a claim). It must stay exact:
         tests/test_fast_path.py replays journals with and without it."""
         b = self.b
         card = o.card
         trick = b.trick
         if (o.zone != "table" or o.face != "down" or len(trick) != 4
-                or self.incidents.groups or self._quitting is not None
+                or self.incidents.groups or self.trick.quitting is not None
                 or card not in (trick[0][1], trick[1][1], trick[2][1], trick[3][1])
                 or not self.sensing.quiet(o)):
             return False
         self.tracker.record(o)
         if self._in_trick_zone:
-            self._index_trick_zone(o)  # (a card counted by a resync, _force, is still in it)
+            self._index_trick_zone(o)  # (a card counted by a resync, Trick._force, still is)
         if self.law.observes:
             self.law.observed(self.view, o, prev)
-        self._quit(o)
+        self.trick.quit(o)
         return True
 
     def _displayed(self, o: Observe, prev: Position) -> bool:
@@ -717,7 +713,7 @@ class Engine:
             return
         if prev is not None and prev.zone == "trick":
             if not sf.flicker(o, prev, o.card in self.played):
-                self._from_trick(o)
+                self.trick.left(o)
                 return
             prev = None  # the card never really reached the trick: a fresh movement
         if o.face != "down" and o.zone in ("table", "floor"):
@@ -823,19 +819,8 @@ class Engine:
         if prev is not None and prev.zone == "trick" and not (prev.face == "down"
                                                               and o.face != "down"):
             return
-        q = self._quitting
-        if q is not None:
-            if o.card == q.card:
-                self._quitting = None  # it went back: the trick was not being quitted
-            elif o.seat == q.seat and o.card not in self.played and (
-                    q.seat != self.b.turn or self._trick_lies(q)):
-                # (the card that replaces it may come from his table, its face unseen; the
-                # trick's winner leading while the others' cards still lie in their trick
-                # zones is correcting, not leading: a quit turns them all)
-                self._corrected(q, prev is not None and prev.zone == "table"
-                                and prev.face == "unknown")
-            else:
-                self._quit()
+        if self.trick.quitting is not None:
+            self.trick.came(o, prev)
         if o.card in self.played:
             return
         # Passed over the table antenna on its way (a card dropped face up out of turn,
@@ -846,53 +831,12 @@ class Engine:
         if transit:  # the trick waited for it (_to_table): no longer
             self.incidents.narrow_tricks(o.t)
 
-    def _quit(self, o: Observe | None = None) -> None:
-        """The complete trick ``o`` (or the card waiting in ``_quitting``) was turned:
-        quitted, and the play ends with the last one."""
-        if o is None:
-            o, self._quitting = self._quitting, None
-            if o is None or not any(o.card == c for _, c in self.b.trick):
-                return
-        b = self.b
-        if len(b.trick) == 4:  # (b.trick_complete())
-            b.quit_trick()
-            self.law.quitted(self.view, o.t)
-        if len(b.tricks) == 13 and b.phase == "play":  # (b.all_played())
-            self.law.end_of_play(self.view, o.t)
-            b.move("last-trick")
-
-    def _completes(self, o: Observe) -> bool:
-        """Would the cards lying in the trick zones or turned uncounted complete the trick
-        in rotation (as _reconcile counts them) with ``o``'s, counted or not?"""
-        b = self.b
-        counted = any(o.card == c for _, c in b.trick)
-        if not counted and (o.card in self.played or o.card not in b.hands[o.seat]):
-            return False
-        seat: str | None = lho(b.trick[-1][0]) if b.trick else b.turn
-        n, used = len(b.trick), counted
-        while seat is not None and n < 4:
-            cards = self._lying_in_trick(seat) + [c for c, s in self._turned.items()
-                                                   if s == seat and c not in self.played]
-            if seat == o.seat and not counted:
-                cards.append(o.card)
-            if len(cards) != 1:
-                return False
-            used, n, seat = used or seat == o.seat, n + 1, lho(seat)
-        return n == 4 and used
-
-    def _trick_lies(self, q: Observe) -> bool:
-        """Do the complete trick's cards but ``q``'s still lie in their trick zones?"""
-        pos = self.tracker.pos
-        return self.b.trick_complete() and all(
-            c in pos and pos[c].zone == "trick" for _, c in self.b.trick if c != q.card)
-
-    def _corrected(self, q: Observe, unseen: bool) -> None:
-        """``q``'s player put another card in his trick zone after the card ``q`` left it
-        for the table: not the quit, a card taken back from the trick (a correction).
-        ``unseen``: the new card lay on his table, its face unseen."""
-        self._quitting = None
-        self._close(self.incidents.take_all())
-        self._taken_from_trick(q, unseen)
+    def _dropped(self, o: Observe) -> None:
+        """``o``'s card left its trick zone: it no longer waits to count at a turn."""
+        if self.waiting_play.get(o.seat) == o.card:
+            del self.waiting_play[o.seat]
+        if self.waiting_lead == (o.seat, o.card):
+            self.waiting_lead = None
 
     def _withdrawn_by(self, o: Observe) -> None:
         """``o``'s player put a card in his trick zone before ``dropout_ms`` passed on one
@@ -903,201 +847,6 @@ class Engine:
         self.timeline.withdraw_now(keep=lambda g: g.card == o.card or (
             g.seat != o.seat and g.card in self.played))
 
-    def _withdraw(self, gone: Observe) -> None:
-        """A card of the current trick stayed ``gone`` from its trick zone for
-        ``dropout_ms``: taken back to the hand (an RFID reader senses no hand), as a
-        reader that senses hands would have shown it (2017 Law 47, the old codes'
-        corrections: the law says what the withdrawal means)."""
-        pos = self.tracker.pos.get(gone.card)
-        if pos is None or pos.zone != "gone" or self.b.phase not in ("lead", "play"):
-            return
-        self._from_trick(Observe(gone.t, gone.seat, gone.card, "hand", "down", "unknown",
-                                 source=gone.source), closing=False)
-
-    def _from_trick(self, o: Observe, closing: bool = True) -> None:
-        """``o`` left its trick zone. ``closing``: the incidents still open close first
-        (not when time closes it: those began later, and wait)."""
-        b = self.b
-        if self.waiting_play.get(o.seat) == o.card:
-            # a card played before its turn is his play only while it lies in his trick zone
-            # (2017 Law 57D, Portland L81, L86): taken back, his card at his turn is his play
-            del self.waiting_play[o.seat]
-        if self.waiting_lead == (o.seat, o.card):
-            self.waiting_lead = None
-        if self._quitting is not None and o.card != self._quitting.card:
-            self._quit()  # a second card of the trick turned: it is quitted
-        # Turned face down in front of its player: the trick is quitted. An RFID reader
-        # cannot see faces: from a complete trick, `unknown` reads as turned too; from a
-        # trick in progress, a card taken back from it (counted or not: one of cards
-        # played together, a lead held back) is no quit.
-        if o.face == "unknown" and b.trick and not b.trick_complete() and self._in_trick_zone:
-            # a card lying in the zone of the player to play is his play; one whose arrival
-            # an older incident still holds back (a card on the table, face unseen) too
-            self._close(self.incidents.take_all(o.t - self.tuning.transit_ms))
-            self._sweep(o.t)
-        if (o.face == "unknown" and o.zone == "table" and b.trick and b.phase == "play"
-                and not b.trick_complete() and self._completes(o)):
-            # Cards held back in their players' zones or turned (a lead out of turn that
-            # the next hand accepted by playing) complete the trick with this one, turned
-            # with it or put back on the table: counted as a reader that sees faces has
-            # them when the trick is turned (_reconcile); the quit then waits as for any.
-            if o.card not in self.played:
-                self._turned[o.card] = o.seat
-            self._reconcile(o)
-        taken_back = o.face == "unknown" and not b.trick_complete() and (
-            o.card not in self.played or any(o.card == c for _, c in b.trick))
-        if o.zone == "table" and (o.face == "down" or (o.face == "unknown"
-                                                      and not taken_back)):
-            # A card just sensed face up on the table may be a play crossing the table
-            # antenna, reported before its trick zone while this trick is quitted: the
-            # quit leaves it to reach the trick (transit_ms).
-            self._close(self.incidents.take_all(o.t - self.tuning.transit_ms))
-            done = [c for plays, _ in b.tricks[-1:] for _, c in plays]
-            if (o.card not in self.played and o.card in b.hands[o.seat]
-                    and b.phase in ("lead", "play")):
-                self._turned[o.card] = o.seat  # an uncounted card turned with the trick
-                return
-            if o.card in (c for _, c in b.trick) and not b.trick_complete():
-                self._reconcile(o)
-            if o.card in done or o.card in (c for _, c in b.trick):
-                if b.trick_complete() and o.face == "unknown" and any(
-                        o.card == c for _, c in b.trick):
-                    # An RFID tag cannot tell a card turned (the quit) from one put back
-                    # on the table (a correction): the trick is quitted when a second of
-                    # its cards is turned, or anything but this player's next card comes
-                    self._quitting = o
-                    return
-                self._quit(o)
-            return
-        if closing:
-            self._close(self.incidents.take_all())
-        self._taken_from_trick(o)
-
-    def _taken_from_trick(self, o: Observe, unseen: bool = False) -> None:
-        """``o``: a card taken back from its trick zone. The law says what that is.
-        ``unseen``: a card of his lay on the table with a face no reader saw."""
-        b = self.b
-        self.law.withdrawn(self.view, o)
-        # The table shows a played card taken back and no law explains it: follow the
-        # table (the card is back in the hand) and tell the director once; unless a card
-        # of his lies on the table whose face no reader saw: a penalty card, perhaps, and
-        # the withdrawal then complies with its rectification (2017 Law 47A, 52B).
-        if (o.seat, o.card) in b.trick and b.take_back(o.seat, o.card):
-            self.played.discard(o.card)
-            self._free_lead = not b.trick  # whoever leads now, the table shows the leader
-            if unseen or self._unseen_on_table(o.seat, o.card):
-                return
-            self._out_of_step(
-                f"{o.seat}'s {o.card}, counted as played to this trick, was taken back "
-                "from the trick zone.", o.t)
-
-    def _unseen_on_table(self, seat: str, but: str) -> bool:
-        """Does a card of ``seat``'s hand (other than ``but``) lie on his table with a face
-        no reader saw (an RFID tag: perhaps a penalty card)?"""
-        hand = self.b.hands[seat]
-        return any(p.seat == seat and p.zone == "table" and p.face == "unknown" and c != but
-                   and c in hand for c, p in self.tracker.pos.items())
-
-    # -- the trick follows the cards ------------------------------------------------
-    def _lying_in_trick(self, seat: str) -> list[str]:
-        """``seat``'s cards face up in his trick zone that no play has counted yet."""
-        b = self.b
-        lying = [c for c in self._in_trick_zone if c not in self.played]
-        if not lying:
-            return []
-        grouped = self.incidents.holding("trick")
-        pos = self.tracker.pos
-        return [c for c in sorted(lying)
-                if pos[c].seat == seat and pos[c].face != "down" and c in b.hands[seat]
-                and c not in grouped and c not in self._taken_back
-                and not (b.trick_complete() and self._ruled_since(c, pos[c].t))]
-
-    def _ruled_since(self, card: str, t: int) -> bool:
-        """Has a ruling covered ``card`` since ``t``, when it came to lie where it lies?
-        (One of cards played together to the trick just completed, not designated: an
-        exposed card the law has explained, not the lead of the next trick until it is
-        put there again.)"""
-        rid = self.exposed.get(card)
-        r = self.ruling(rid) if rid else None
-        return r is not None and r.t >= t
-
-    def _sweep(self, t: int) -> None:
-        """A card lying in a player's trick zone when his turn comes is his play, unless
-        the law holds it back (an answer it waits for)."""
-        b = self.board
-        if b is None or not self._in_trick_zone or b.phase not in ("lead", "play"):
-            return
-        if self.incidents.groups and self._in_trick_zone <= self.incidents.holding("trick"):
-            return  # every such card is still being grouped: its arrival will count it
-        key = (b.phase, len(b.tricks), len(b.trick), b.next_to_play())
-        if key == self._swept:
-            return
-        self._swept = key
-        for _ in range(4):
-            seat = b.next_to_play()
-            if seat is None or b.phase not in ("lead", "play"):
-                return
-            cards = [c for c in self._lying_in_trick(seat)
-                     if not self.law.holds_back(self.view, seat, c)]
-            if len(cards) != 1:
-                return
-            self._arrival(seat, Observe(t, seat, cards[0], "trick", "up", "at"))
-            if cards[0] not in self.played:
-                return
-        self._swept = (b.phase, len(b.tricks), len(b.trick), b.next_to_play())
-
-    def _reconcile(self, o: Observe) -> None:
-        """A trick the engine holds incomplete is being turned face down: the cards in
-        the trick zones (or turned with it) complete it, in rotation. Cards the law does
-        not count are counted all the same, and the director hears of it once."""
-        b = self.b
-        start = lho(b.trick[-1][0]) if b.trick else b.turn
-        if start is None:
-            return
-        plan: list[tuple[str, str]] = []
-        seat = start
-        while len(b.trick) + len(plan) < 4:
-            cards = self._lying_in_trick(seat) + [c for c, s in self._turned.items()
-                                                   if s == seat and c not in self.played]
-            if len(cards) != 1:
-                break
-            plan.append((seat, cards[0]))
-            seat = lho(seat)
-        if len(b.trick) + len(plan) < 4:
-            # A reader may report the missing card late: wait for it until the next
-            # trick's first card shows that it is not coming (_close_trick).
-            self._short = (b.number, len(b.tricks))
-            return
-        forced: list[tuple[str, str]] = []
-        for seat, card in plan:
-            if b.next_to_play() == seat and b.phase in ("lead", "play"):
-                self.law.arrival(self.view, seat, Observe(o.t, seat, card, "trick", "up", "at"))
-            if card not in self.played and not b.trick_complete():
-                self._force(seat, card)
-                forced.append((seat, card))
-        self._turned.clear()
-        if forced:
-            listed = ", ".join(f"{s}'s {c}" for s, c in forced)
-            self._out_of_step(
-                f"The trick was turned face down with {listed} in the trick zone, which "
-                "the engine had not counted as played there.", o.t)
-
-    def _force(self, seat: str, card: str) -> None:
-        """Count a card the table shows played, without the law's checks (resync)."""
-        b = self.b
-        if b.phase == "lead":
-            b.face_opening_lead()
-        b.add_play(seat, card)
-        self.played.add(card)
-        self.waiting_play.pop(seat, None)
-
-    def _out_of_step(self, facts: str, t: int) -> None:
-        """One ``out-of-step`` ruling a trick at most: then the engine follows the cards."""
-        b = self.b
-        if self._oos == (b.number, len(b.tricks)):
-            return
-        self._oos = (b.number, len(b.tricks))
-        self.law.out_of_step(self.view, facts, t)
 
     def _turn_now(self) -> str | None:
         """Whose turn it is to play, counting the cards still in an open trick group."""
@@ -1120,8 +869,8 @@ class Engine:
         """An event that is no observation (a call, a decision, a claim): the table has
         moved on, so every open incident closes, and a card gone from a trick zone is
         not coming back; in the order they began. A trick being quitted is quitted."""
-        if self._quitting is not None:
-            self._quit()
+        if self.trick.quitting is not None:
+            self.trick.quit()
         self.timeline.close_all(self._close)
 
     def _close(self, groups: list[Group]) -> None:
@@ -1135,9 +884,10 @@ class Engine:
             self._close_table(g)
             return
         b = self.b
+        trick = self.trick
         if self.fast_path and len(g.items) == 1 and not (
-                self._free_lead or len(self._in_trick_zone) > 1
-                or (self._short[0] == b.number and self._short[1] == len(b.tricks))):
+                trick.free_lead or len(self._in_trick_zone) > 1
+                or (trick.short[0] == b.number and trick.short[1] == len(b.tricks))):
             # one card (nearly every play): no order to find, no lead to free, no short
             # trick to set aside, no choice awaited; counted if it stayed (sensing.settled,
             # its common case written out)
@@ -1147,7 +897,7 @@ class Engine:
                                and pos.face == o.face) or self.sensing.settled(o, TRICK):
                 self._arrival(o.seat, o)
             return
-        self._close_trick(g)
+        trick.close(g)
 
     def _close_table(self, g: Group) -> None:
         assert g.seat is not None
@@ -1186,80 +936,11 @@ class Engine:
                 for o in items]
         return [o for o in items if o.face != "unknown"]
 
-    def _close_trick(self, g: Group) -> None:
-        b = self.b
-        by_seat: dict[str, list[Observe]] = {}
-        later: list[Observe] = []  # a player's cards after his own 300 ms: one at a time
-        for o in g.items:
-            if not self.sensing.settled(o, TRICK):
-                continue
-            mine = by_seat.get(o.seat)
-            if mine is None:
-                by_seat[o.seat] = [o]
-            elif o.t - mine[0].t <= TOGETHER_MS:
-                mine.append(o)
-            else:
-                later.append(o)
-        for o in later:
-            by_seat.setdefault(o.seat, [])  # (a seat of his own, after the others)
-        order = list(by_seat)
-        nxt = b.next_to_play()
-        if nxt in order and order[0] != nxt and by_seat[order[0]] and (
-                not b.trick or b.trick_complete()):
-            # a lead is due and another player's card came first: the table shows him
-            # leading, and the card of the player due to lead, within 300 ms of it, his
-            # play to that lead (never the lead, the first card then played out of turn)
-            nxt = order[0]
-        while order:
-            seat = nxt if nxt in order else order[0]
-            order.remove(seat)
-            if not by_seat[seat]:
-                for o in later:
-                    if o.seat == seat:
-                        self._arrival(seat, o)
-                nxt = b.next_to_play()
-                continue
-            if (nxt is not None and seat != nxt and len(by_seat[seat]) == 1
-                    and self._choosing(nxt)):
-                # the player to play put cards together in his trick zone and his choice
-                # is awaited: this card, of a later player, is his play at his turn (the
-                # sweep), never a lead out of turn
-                continue
-            if self._free_lead and not b.trick and b.phase in ("lead", "play"):
-                self._free_lead = False
-                b.accept_lead(seat)
-            if (self._short[0] == b.number and self._short[1] == len(b.tricks)
-                    and not b.trick_complete() and any(s == seat for s, _ in b.trick)):
-                # The trick was quitted short and its missing card never came: the next
-                # trick has begun. Follow the table: that trick is set aside.
-                self._out_of_step(
-                    f"The trick was turned face down with {len(b.trick)} cards that the "
-                    "engine can place, not four, and the next trick has begun.",
-                    by_seat[seat][0].t)
-                b.set_aside_trick()
-                self._free_lead = False
-                b.accept_lead(seat)
-            obs = by_seat[seat]
-            if len(obs) >= 2:
-                self.law.played_together(self.view, seat, obs)
-            else:
-                self._arrival(seat, obs[0])
-            nxt = b.next_to_play()
-
-    def _choosing(self, seat: str) -> bool:
-        """Do two or more uncounted cards lie in ``seat``'s trick zone that the law holds
-        back (cards played together, his or declarer's choice awaited)?"""
-        pos = self.tracker.pos
-        return sum(1 for c in self._in_trick_zone
-                   if c in pos and pos[c].seat == seat and c not in self.played
-                   and self.law.holds_back(self.view, seat, c)) >= 2
-
     def _take(self) -> list[Ruling]:
         out, self._out = self._out, []
         return out
 
 
-TRICK = ("trick",)
 _LEFT = {s: lho(s) for s in SEATS}  # (lho, looked up for every card played)
 
 
