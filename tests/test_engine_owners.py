@@ -1,7 +1,8 @@
 """Unit tests of the engine's owners, each driven directly: the board, the tracker,
-the incident grouper, the timeline (what time closes) and ``Engine.do`` (the one
-door through which law codes change the table). The golden scenarios and the
-property tests drive them together; these say what each one promises alone."""
+the incident grouper, the timeline (what time closes), the trick as the table shows
+it and ``Engine.do`` (the one door through which law codes change the table). The
+golden scenarios and the property tests drive them together; these say what each one
+promises alone."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tablesense.engine.incidents import TOGETHER_MS, Group, Incidents
 from tablesense.engine.sensing import SensingFilter, Tuning
 from tablesense.engine.timeline import Timeline
 from tablesense.engine.tracker import Tracker
+from tablesense.engine.trick import Trick
 from tablesense.laws import CODES
 
 HANDS = {
@@ -229,3 +231,103 @@ def test_do_covered_and_uncovered_keep_the_exposed_index() -> None:
     assert eng.exposed["HK"] == "1-1-3"
     eng.do(Uncovered(("HK",)), 10_000)
     assert "HK" not in eng.exposed
+
+
+# -- Trick ------------------------------------------------------------------------------
+class TrickCalls:
+    """What a Trick asks of its table, in order: cards counted, groups closed, cards that
+    no longer wait at a turn."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, str, str]] = []
+
+    def arrival(self, seat: str, o: Observe) -> None:
+        self.log.append(("arrival", seat, o.card))
+
+    def close(self, groups: list[Group]) -> None:
+        self.log.extend(("close", g.kind, ",".join(g.cards)) for g in groups)
+
+    def dropped(self, o: Observe) -> None:
+        self.log.append(("dropped", o.seat, o.card))
+
+
+def trick_of(eng: Engine, calls: TrickCalls, lying: set[str] | None = None) -> Trick:
+    """A Trick over ``eng``'s board, law code, view and positions, with card sets and
+    ways back of its own: what it does is what ``calls`` records, not what the engine
+    would do."""
+    t = Trick(eng.view, eng.tracker, eng.incidents, eng.sensing, eng.tuning,
+              played=set(), lying=set() if lying is None else lying, taken_back=set(),
+              waiting_play={}, arrival=calls.arrival, close=calls.close,
+              dropped=calls.dropped)
+    t.deal(eng.b, eng.law)
+    return t
+
+
+def test_the_sweep_counts_only_the_card_lying_in_the_zone_of_the_player_to_play() -> None:
+    eng, calls = engine_at_the_lead(), TrickCalls()  # East to lead
+    eng.tracker.record(obs(10_000, "S", "CA"))
+    trick_of(eng, calls, lying={"CA"}).sweep(10_000)
+    assert calls.log == []  # South's card: not his turn
+    eng.tracker.record(obs(10_100, "E", "CK"))
+    trick = trick_of(eng, calls, lying={"CA", "CK"})
+    trick.sweep(10_100)
+    trick.sweep(10_200)  # (the same turn: looked at once)
+    assert calls.log == [("arrival", "E", "CK")]
+
+
+def test_the_sweep_leaves_two_cards_of_one_player_to_the_law() -> None:
+    eng, calls = engine_at_the_lead(), TrickCalls()
+    for i, card in enumerate(("CK", "CT")):
+        eng.tracker.record(obs(10_000 + i, "E", card))
+    trick_of(eng, calls, lying={"CK", "CT"}).sweep(10_100)
+    assert calls.log == []
+
+
+def test_a_group_counts_each_players_cards_in_the_order_the_table_shows() -> None:
+    eng, calls = engine_at_the_lead(), TrickCalls()
+    o1, o2 = obs(10_000, "S", "CA"), obs(10_100, "E", "CK")
+    for o in (o1, o2):
+        eng.tracker.record(o)
+    # a lead due (East's) and South's card first: the table shows South leading
+    trick_of(eng, calls).close(Group("trick", None, 10_000, TOGETHER_MS, [o1, o2]))
+    assert calls.log == [("arrival", "S", "CA"), ("arrival", "E", "CK")]
+
+
+def test_a_group_skips_a_card_that_moved_on_at_once() -> None:
+    eng, calls = engine_at_the_lead(), TrickCalls()
+    o = obs(10_000, "E", "CK")
+    eng.tracker.record(obs(10_010, "E", "CK", "hand"))  # back in the hand 10 ms later
+    trick_of(eng, calls).close(Group("trick", None, 10_000, TOGETHER_MS, [o]))
+    assert calls.log == []
+
+
+def test_a_complete_trick_turned_is_quitted_once() -> None:
+    eng, calls = engine_at_the_lead(), TrickCalls()
+    for i, (seat, card) in enumerate((("E", "CK"), ("S", "CA"), ("W", "CJ"), ("N", "C3"))):
+        eng.do(Play(seat, card), 10_000 + 100 * i)
+    trick = trick_of(eng, calls)
+    trick.quit(Observe(11_000, "E", "CK", "table", "down", "at"))
+    trick.quit(Observe(11_100, "S", "CA", "table", "down", "at"))
+    assert eng.b.quitted and not eng.b.trick and len(eng.b.tricks) == 1
+    assert trick.quitting is None and calls.log == []
+
+
+def test_a_card_taken_from_its_zone_waits_no_more_and_closes_what_is_open() -> None:
+    eng, calls = engine_at_the_lead(), TrickCalls()
+    eng.tracker.record(obs(10_000, "E", "CK"))
+    eng.incidents.join("trick", obs(10_000, "E", "CK"))
+    trick = trick_of(eng, calls, lying={"CK"})
+    trick.left(Observe(10_500, "E", "CK", "hand", "down", "at"))
+    assert calls.log == [("dropped", "E", "CK"), ("close", "trick", "CK")]
+
+
+def test_a_card_withdrawn_after_dropout_ms_only_while_it_is_gone() -> None:
+    eng, calls = engine_at_the_lead(), TrickCalls()
+    gone = Observe(10_000, "E", "CK", "gone", "unknown", "unknown")
+    eng.tracker.record(obs(10_500, "E", "CK"))  # back in the trick zone: no withdrawal
+    trick = trick_of(eng, calls)
+    trick.withdraw(gone)
+    assert calls.log == []
+    eng.tracker.update(gone)
+    trick.withdraw(gone)
+    assert calls.log[0] == ("dropped", "E", "CK")
