@@ -49,6 +49,7 @@ from tablesense.engine.effects import (
     Uncovered,
 )
 from tablesense.engine.errors import EngineError, InvalidEvent
+from tablesense.engine.exposure import Exposures
 from tablesense.engine.fouling import Fouling
 from tablesense.engine.fusion import CardFusion, Reading
 from tablesense.engine.incidents import Group, Incidents
@@ -63,23 +64,6 @@ from tablesense.engine.view import TableView
 if TYPE_CHECKING:
     from tablesense.contract.vocab import Source
     from tablesense.engine.effects import Effect
-
-
-def visibility(o: Observe, holder: str) -> str:
-    """Could the holder's partner possibly see this card's face: yes, no or unknown."""
-    if o.face == "down":
-        return "no"
-    if o.seen_by is not None:
-        return "yes" if partner(holder) in o.seen_by else "no"
-    if o.face == "unknown" or o.level == "below" or o.zone == "floor":
-        return "unknown"
-    return "yes"
-
-
-def combined(values: list[str]) -> str:
-    if "yes" in values:
-        return "yes"
-    return "unknown" if "unknown" in values else "no"
 
 
 class Engine:
@@ -116,29 +100,34 @@ class Engine:
         self.noise = self.sensing.noise
         # the hand record against what the table shows (a fouled board, engine/fouling.py)
         self.fouling = Fouling()
-        # what time closes, in the order it began (incident windows, conflicts, cards gone
-        # from a trick zone: withdrawn once dropout_ms pass without them coming back)
         self.ob: Obligations = self.law.new_state()
         self.rulings: list[Ruling] = []
         self.closed: set[str] = set()
         self.answered: set[str] = set()
         self.known_ids: set[str] = set()
+        # the sets and maps below are shared with the trick and the exposures (read or
+        # written there): cleared in place for each deal, never replaced
         self.exposed: dict[str, str] = {}  # card -> ruling that already covers it
-        # these four are shared with the trick (engine/trick.py): cleared in place
         self.played: set[str] = set()
         self.waiting_play: dict[str, str] = {}  # seat -> card to count at his turn
         self._taken_back: set[str] = set()  # taken back by a decision, still in a trick zone
         self._in_trick_zone: set[str] = set()  # last sensed in a trick zone, not yet played
         self.waiting_lead: tuple[str, str] | None = None  # an early lead that will stand
+        self.conceding: set[str] = set()  # seats conceding the current trick
+        # cards shown outside the trick zones that the law hears of (engine/exposure.py)
+        self.exposures = Exposures(self.view, self.incidents, self.sensing,
+                                   played=self.played, exposed=self.exposed,
+                                   conceding=self.conceding, close=self._close)
         # the trick as the table shows it (engine/trick.py)
         self.trick = Trick(self.view, self.tracker, self.incidents, self.sensing, self.tuning,
                            played=self.played, lying=self._in_trick_zone,
                            taken_back=self._taken_back, waiting_play=self.waiting_play,
                            arrival=self._arrival, close=self._close, dropped=self._dropped)
+        # what time closes, in the order it began (incident windows, conflicts, cards gone
+        # from a trick zone: withdrawn once dropout_ms pass without them coming back)
         self.timeline = Timeline(self.incidents, self.sensing, self.fusion, self.tuning,
                                  close_group=self._close_one, conflict=self._conflict_due,
                                  disagree=self._readers_disagree, withdraw=self.trick.withdraw)
-        self.conceding: set[str] = set()
         self.conceder: str | None = None
         self.now = 0
         self._handlers: dict[str, Callable[[Any], None]] = {}
@@ -401,15 +390,16 @@ class Engine:
         self.incidents.reset()
         self.tracker.reset()
         self.ob = self.law.new_state()
-        self.exposed = {}
+        self.exposed.clear()
         self.played.clear()
         self.waiting_play.clear()
         self.waiting_lead = None
         self._taken_back.clear()
         self._in_trick_zone.clear()
         self.trick.deal(self.b, self.law)
+        self.exposures.deal(self.b, self.law)
         self.timeline.reset()
-        self.conceding = set()
+        self.conceding.clear()
         self.conceder = None
 
     def _on_setup(self, e: Setup) -> None:
@@ -639,9 +629,9 @@ class Engine:
         card of dummy's, neither to nor from a trick zone nor ``gone``, in the play or a
         claim, no conflict, a confident reading (the dummy spread: 13 cards a board).
         The general path then records it, the law's ``observed`` sees it, and finds
-        that dummy's cards face up are no exposure (``_display``, in ``_to_table`` and
-        ``_held``) and that nothing else moves. It must stay exact:
-        tests/test_fast_path.py replays journals with and without it."""
+        that dummy's cards face up are no exposure (``Exposures.display``, in
+        ``Exposures.to_table`` and ``Exposures.held``) and that nothing else moves. It
+        must stay exact: tests/test_fast_path.py replays journals with and without it."""
         b = self.b
         zone = o.zone
         if (zone == "gone" or prev.zone == "gone" or o.seat != b.dummy
@@ -717,9 +707,9 @@ class Engine:
                 return
             prev = None  # the card never really reached the trick: a fresh movement
         if o.face != "down" and o.zone in ("table", "floor"):
-            self._to_table(o, prev)
+            self.exposures.to_table(o, prev)
         elif o.face == "up" and o.zone in ("hand", "detached"):
-            self._held(o, prev)
+            self.exposures.held(o, prev)
 
     def _fused(self, o: Observe) -> Observe | None:
         """``o`` as both kinds of reader together place the card (engine/fusion.py), or
@@ -789,15 +779,6 @@ class Engine:
             c.since, cam.seat, card, cam.zone, cam.face, cam.level, cam.seen_by, cam.conf,
             source="camera"))
 
-    def _held(self, o: Observe, prev: Position | None) -> None:
-        if prev and prev.zone == o.zone and prev.face == "up":
-            return
-        if o.card in self.exposed or o.card in self.played or self._display(o.seat):
-            return
-        self._close(self.incidents.take_all())
-        how = "held" if o.zone == "hand" else "detached"
-        self.law.exposure(self.view, o.seat, (o.card,), how, visibility(o, o.seat), o.t, [o])
-
     def _owner(self, card: str) -> str | None:
         if self.b.phase == "setup":
             return None
@@ -809,11 +790,6 @@ class Engine:
             if moved is not None:
                 return moved[1]  # the table contradicted the deal: where the table has it
         return self._owners.get(card)
-
-    def _display(self, seat: str) -> bool:
-        """Dummy's cards face up once the opening lead is faced are the display."""
-        b = self.b
-        return b.phase in ("play", "claim") and seat == b.dummy
 
     def _to_trick(self, o: Observe, prev: Position | None) -> None:
         if prev is not None and prev.zone == "trick" and not (prev.face == "down"
@@ -848,22 +824,6 @@ class Engine:
             g.seat != o.seat and g.card in self.played))
 
 
-    def _turn_now(self) -> str | None:
-        """Whose turn it is to play, counting the cards still in an open trick group."""
-        for g in reversed(self.incidents.groups):
-            if g.kind == "trick" and g.items:
-                return lho(g.items[-1].seat)
-        return self.b.next_to_play()
-
-    def _to_table(self, o: Observe, prev: Position | None) -> None:
-        if prev and prev.zone in ("table", "floor") and prev.face == "up":
-            return
-        if o.card in self.exposed or o.card in self.played or self._display(o.seat):
-            return
-        self._close(self.incidents.take_holding(o.card))
-        self.incidents.join("table", o)
-        self.sensing.on_table(o, at_turn=o.seat == self._turn_now())
-
     # -- incidents -----------------------------------------------------------------
     def _close_all(self) -> None:
         """An event that is no observation (a call, a decision, a claim): the table has
@@ -881,7 +841,7 @@ class Engine:
 
     def _close_one(self, g: Group) -> None:
         if g.kind != "trick":
-            self._close_table(g)
+            self.exposures.close(g)
             return
         b = self.b
         trick = self.trick
@@ -898,43 +858,6 @@ class Engine:
                 self._arrival(o.seat, o)
             return
         trick.close(g)
-
-    def _close_table(self, g: Group) -> None:
-        assert g.seat is not None
-        if self._display(g.seat):
-            return  # dummy spread right after a lead that was still being closed
-        g.items = [o for o in g.items if self.sensing.settled(o, ("table", "floor"))]
-        g.items = self._faces_shown(g.seat, g.items)
-        if not g.items:
-            return
-        seat, cards = g.seat, g.cards
-        vis = combined([visibility(o, seat) for o in g.items])
-        t = g.items[-1].t
-        b = self.b
-        if b.phase == "claim" or seat in self.conceding:
-            self.law.claim_exposure(self.view, seat, cards, vis, t)
-        elif len(cards) >= 3 and b.phase in ("play",):
-            self.law.thrown_hand(self.view, seat, cards, vis, t, g.items)
-        else:
-            how = "thrown" if len(cards) >= 3 else "dropped"
-            self.law.exposure(self.view, seat, cards, how, vis, t, g.items)
-
-    def _faces_shown(self, seat: str, items: list[Observe]) -> list[Observe]:
-        """The cards of a table group that show a face. A face ``unknown`` (an RFID tag)
-        shows none, and every code makes a card exposed only when its face was shown or
-        could be seen (2017 Law 49; the old codes' "face upwards"): no ruling on it. But a
-        seat's whole hand laid on the table at once is spread face up (nobody spreads a
-        hand face down): then its faces are taken as shown, and who saw them stays
-        unknown unless a camera said (docs/architecture.md, "Honest readers")."""
-        if all(o.face != "unknown" for o in items):
-            return items
-        hand = self.b.hands.get(seat, ())
-        cards = {o.card for o in items}
-        if len(cards) >= 3 and all(c in cards for c in hand):
-            return [o if o.face != "unknown" else Observe(
-                o.t, o.seat, o.card, o.zone, "up", o.level, o.seen_by, o.conf, o.rt, o.source)
-                for o in items]
-        return [o for o in items if o.face != "unknown"]
 
     def _take(self) -> list[Ruling]:
         out, self._out = self._out, []
