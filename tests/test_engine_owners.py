@@ -1,8 +1,8 @@
 """Unit tests of the engine's owners, each driven directly: the board, the tracker,
 the incident grouper, the timeline (what time closes), the trick as the table shows
-it and ``Engine.do`` (the one door through which law codes change the table). The
-golden scenarios and the property tests drive them together; these say what each one
-promises alone."""
+it, the exposures (cards shown outside the trick zones) and ``Engine.do`` (the one
+door through which law codes change the table). The golden scenarios and the property
+tests drive them together; these say what each one promises alone."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from tablesense.engine import Engine
 from tablesense.engine.board import Board
 from tablesense.engine.effects import Covered, Play, PlayAtTurn, TakeBack, Uncovered
 from tablesense.engine.errors import InvalidEvent
+from tablesense.engine.exposure import Exposures, combined, visibility
 from tablesense.engine.fusion import CardFusion
 from tablesense.engine.incidents import TOGETHER_MS, Group, Incidents
 from tablesense.engine.sensing import SensingFilter, Tuning
@@ -331,3 +332,46 @@ def test_a_card_withdrawn_after_dropout_ms_only_while_it_is_gone() -> None:
     eng.tracker.update(gone)
     trick.withdraw(gone)
     assert calls.log[0] == ("dropped", "E", "CK")
+
+
+# -- Exposures --------------------------------------------------------------------------
+def exposures_of(eng: Engine, calls: TrickCalls) -> Exposures:
+    """Exposures over ``eng``'s board, law code, view and card sets, closing groups
+    through ``calls``."""
+    ex = Exposures(eng.view, eng.incidents, eng.sensing, played=eng.played,
+                   exposed=eng.exposed, conceding=eng.conceding, close=calls.close)
+    ex.deal(eng.b, eng.law)
+    return ex
+
+
+def test_visibility_is_no_for_a_face_down_card_and_the_cameras_word_otherwise() -> None:
+    card = Observe(1, "E", "CK", "table", "down", "at")
+    assert visibility(card, "E") == "no"
+    assert visibility(Observe(1, "E", "CK", "table", "up", "at", ("W",)), "E") == "yes"
+    assert visibility(Observe(1, "E", "CK", "table", "up", "at", ("N",)), "E") == "no"
+    assert visibility(Observe(1, "E", "CK", "table", "unknown", "at"), "E") == "unknown"
+    assert combined(["no", "unknown"]) == "unknown" and combined(["unknown", "yes"]) == "yes"
+
+
+def test_a_card_held_face_up_is_one_exposure_and_a_played_one_none() -> None:
+    eng, calls = engine_at_the_lead(), TrickCalls()
+    ex = exposures_of(eng, calls)
+    eng.do(Play("E", "CK"), 10_000)
+    ex.held(Observe(10_100, "E", "CK", "hand", "up", "at"), None)
+    assert eng.rulings == []
+    ex.held(Observe(10_200, "S", "CA", "hand", "up", "at"), None)
+    assert [r.cards for r in eng.rulings] == [("CA",)]
+
+
+def test_cards_on_the_table_join_one_group_and_only_faces_shown_reach_the_law() -> None:
+    eng, calls = engine_at_the_lead(), TrickCalls()
+    ex = exposures_of(eng, calls)
+    up, unseen = obs(10_000, "S", "CA", "table"), Observe(10_050, "S", "CQ", "table",
+                                                          "unknown", "at")
+    for o in (up, unseen):
+        eng.tracker.record(o)
+        ex.to_table(o, None)
+    (g,) = eng.incidents.groups
+    assert g.kind == "table" and g.cards == ("CA", "CQ")
+    ex.close(eng.incidents.take_all()[0])
+    assert [r.cards for r in eng.rulings] == [("CA",)]  # CQ's face: nobody's seen it
