@@ -13,8 +13,6 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import msgspec
-
 from tablesense.contract.cards import SEATS, lho, partner
 from tablesense.contract.events import (
     BoardStart,
@@ -51,9 +49,10 @@ from tablesense.engine.effects import (
 from tablesense.engine.errors import EngineError, InvalidEvent
 from tablesense.engine.exposure import Exposures
 from tablesense.engine.fouling import Fouling
-from tablesense.engine.fusion import CardFusion, Reading
+from tablesense.engine.fusion import CardFusion
 from tablesense.engine.incidents import Group, Incidents
 from tablesense.engine.obligations import Obligations
+from tablesense.engine.readers import Readers
 from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.sensing import SensingFilter, Tuning
 from tablesense.engine.timeline import Timeline
@@ -62,7 +61,6 @@ from tablesense.engine.trick import TRICK, Trick
 from tablesense.engine.view import TableView
 
 if TYPE_CHECKING:
-    from tablesense.contract.vocab import Source
     from tablesense.engine.effects import Effect
 
 
@@ -82,8 +80,6 @@ class Engine:
         self.default_code = default_code
         self.tuning = tuning or Tuning()
         # Glitches the tracker suppressed, per seat: visible in the reader's health topic.
-        self._owners: dict[str, str] = {}  # card -> the seat it was dealt to
-        self._owners_of: object = None
         self.code_override = code
         if code is not None:
             find_code(codes, code)  # fail early on an unknown id
@@ -123,11 +119,14 @@ class Engine:
                            played=self.played, lying=self._in_trick_zone,
                            taken_back=self._taken_back, waiting_play=self.waiting_play,
                            arrival=self._arrival, close=self._close, dropped=self._dropped)
+        # the readers where they disagree, with each other or the deal (engine/readers.py)
+        self.readers = Readers(self.view, self.tracker, self.sensing, self.fusion, self.fouling,
+                               self.tuning, played=self.played, take_in=self._on_observe)
         # what time closes, in the order it began (incident windows, conflicts, cards gone
         # from a trick zone: withdrawn once dropout_ms pass without them coming back)
         self.timeline = Timeline(self.incidents, self.sensing, self.fusion, self.tuning,
-                                 close_group=self._close_one, conflict=self._conflict_due,
-                                 disagree=self._readers_disagree, withdraw=self.trick.withdraw)
+                                 close_group=self._close_one, conflict=self.readers.conflict_due,
+                                 disagree=self.readers.disagree, withdraw=self.trick.withdraw)
         self.conceder: str | None = None
         self.now = 0
         self._handlers: dict[str, Callable[[Any], None]] = {}
@@ -158,7 +157,7 @@ class Engine:
             self.timeline.advance(t)  # (what time has closed: engine/timeline.py)
         if type(event) is Observe:
             # RFID tags and camera sightings as one (engine/fusion.py), when it says which
-            o = event if event.source is None else self._fused(event)
+            o = event if event.source is None else self.readers.fused(event)
             if o is not None:
                 assert b is not None
                 was = self.tracker.pos.get(o.card)
@@ -398,6 +397,7 @@ class Engine:
         self._in_trick_zone.clear()
         self.trick.deal(self.b, self.law)
         self.exposures.deal(self.b, self.law)
+        self.readers.deal(self.b, self.law)
         self.timeline.reset()
         self.conceding.clear()
         self.conceder = None
@@ -665,9 +665,9 @@ class Engine:
         elif not sf.admit(o) or sf.lost_elsewhere(o, was):
             return
         else:
-            conflicting = sf.conflicting(o, was, self._owner(o.card))
+            conflicting = sf.conflicting(o, was, self.readers.owner(o.card))
             for first in sf.due_conflicts(o.t):
-                self._conflict_due(first)
+                self.readers.conflict_due(first)
             if conflicting:
                 return
             if sf.dropout(o, was):
@@ -710,86 +710,6 @@ class Engine:
             self.exposures.to_table(o, prev)
         elif o.face == "up" and o.zone in ("hand", "detached"):
             self.exposures.held(o, prev)
-
-    def _fused(self, o: Observe) -> Observe | None:
-        """``o`` as both kinds of reader together place the card (engine/fusion.py), or
-        None when that moves nothing. A card that one kind of reader alone senses is
-        where its reading says: ``o`` as it stands."""
-        source: Source = "camera" if o.source == "camera" else "rfid"
-        f = self.fusion
-        pos = f.observe(o.card, Reading(
-            source, o.seat, o.zone, o.face, o.level,
-            o.seen_by, 1.0 if o.conf is None else o.conf, o.t))
-        if pos is None:
-            return o
-        both = f.cards[o.card]
-        if (both.camera if source == "rfid" else both.rfid) is None:
-            return o
-        face, seen, conf = pos.face, pos.seen_by, None
-        if "camera" in pos.sources:
-            if pos.conf >= self.tuning.min_conf:
-                conf = None if pos.conf == 1.0 else pos.conf
-            else:  # a weak recognition where the tag is: the tag's word, no face on a guess
-                face, seen = "unknown", None
-        was = self.tracker.pos.get(o.card)
-        if was is not None and (was.seat, was.zone, was.face, was.level, was.seen_by) == (
-                pos.seat, pos.zone, face, pos.level, seen):
-            return None  # the other kind of reader confirms what is known
-        return Observe(o.t, pos.seat, o.card, pos.zone, face, pos.level, seen, conf, o.rt,
-                       o.source)
-
-    def _conflict_due(self, first: Observe) -> None:
-        """A card sensed at a second seat for ``conflict_ms``: the readers disagree (the
-        law's ``sensor-conflict``), or the table contradicts the deal it was given: the
-        law's ``fouled-board`` (engine/fouling.py), and the card is where the table has
-        it from now on (its latest reading, taken in as of the moment it was due)."""
-        card = first.card
-        latest = self.sensing.latest(card) or first
-        record = self._owner(card)  # the deal's seat, or where a fouling last put it
-        b = self.b
-        played = card in self.played or any(c == card for _, c in b.trick)
-        pos, before = self.tracker.pos.get(card), self.tracker.before_gone.get(card)
-        if not (self.fouling.contradicts(first, pos, before, record, played,
-                                         self.tuning.min_conf)
-                and self.fouling.contradicts(latest, pos, before, record, played,
-                                             self.tuning.min_conf)):
-            self.law.sensor_conflict(self.view, first)
-            return
-        assert record is not None
-        known = self.fouling.cards.get(card)
-        if known is None:  # one ruling a card, naming the record's seat
-            self.law.fouled_board(self.view, card, record, latest.seat, first.t)
-        self.fouling.moved(card, known[0] if known else record, latest.seat)
-        b.refound(card, record, latest.seat)
-        self.sensing.end_conflict(card)
-        self.tracker.forget(card)
-        # taken in as of the moment the conflict was due, whenever the engine sees that
-        # (a daemon's tick, or the next event on replay): the same in both
-        due = max(first.t + self.tuning.conflict_ms, latest.t)
-        self._on_observe(msgspec.structs.replace(latest, t=due), None)
-
-    def _readers_disagree(self, card: str) -> None:
-        """An RFID tag and a camera placed ``card`` apart for ``conflict_ms``: the law's
-        ``sensor-conflict`` (never a penalty), with the camera's sighting."""
-        c = self.fusion.conflict(card)
-        if c is None or card in self.sensing.conflicts:
-            return  # (the sensing filter holds the same disagreement between two seats)
-        cam = c.camera
-        self.law.sensor_conflict(self.view, Observe(
-            c.since, cam.seat, card, cam.zone, cam.face, cam.level, cam.seen_by, cam.conf,
-            source="camera"))
-
-    def _owner(self, card: str) -> str | None:
-        if self.b.phase == "setup":
-            return None
-        if self._owners_of is not self.b.deal:  # the deal changed: index it again
-            self._owners_of = self.b.deal
-            self._owners = {c: seat for seat, cards in self.b.deal.items() for c in cards}
-        if self.fouling.cards:
-            moved = self.fouling.cards.get(card)
-            if moved is not None:
-                return moved[1]  # the table contradicted the deal: where the table has it
-        return self._owners.get(card)
 
     def _to_trick(self, o: Observe, prev: Position | None) -> None:
         if prev is not None and prev.zone == "trick" and not (prev.face == "down"
