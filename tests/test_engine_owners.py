@@ -1,8 +1,9 @@
 """Unit tests of the engine's owners, each driven directly: the board, the tracker,
 the incident grouper, the timeline (what time closes), the trick as the table shows
-it, the exposures (cards shown outside the trick zones) and ``Engine.do`` (the one
-door through which law codes change the table). The golden scenarios and the property
-tests drive them together; these say what each one promises alone."""
+it, the exposures (cards shown outside the trick zones), the readers where they
+disagree, and ``Engine.do`` (the one door through which law codes change the table).
+The golden scenarios and the property tests drive them together; these say what each
+one promises alone."""
 
 from __future__ import annotations
 
@@ -375,3 +376,24 @@ def test_cards_on_the_table_join_one_group_and_only_faces_shown_reach_the_law() 
     assert g.kind == "table" and g.cards == ("CA", "CQ")
     ex.close(eng.incidents.take_all()[0])
     assert [r.cards for r in eng.rulings] == [("CA",)]  # CQ's face: nobody's seen it
+
+
+# -- Readers ----------------------------------------------------------------------------
+def test_readers_place_a_card_by_the_deal_until_a_fouling_moves_it() -> None:
+    eng = engine_at_the_lead()
+    assert eng.readers.owner("CK") == "E" and eng.readers.owner("CA") == "S"
+    eng.fouling.moved("CK", "E", "S")  # the table showed East's king at South
+    assert eng.readers.owner("CK") == "S" and eng.readers.owner("CA") == "S"
+
+
+def test_a_camera_gives_a_tag_its_face_and_then_confirming_it_moves_nothing() -> None:
+    eng = engine_at_the_lead()
+    tag = Observe(10_000, "E", "CK", "table", "unknown", "at", source="rfid")
+    assert eng.readers.fused(tag) is tag  # one kind of reader alone: as it stands
+    eng.tracker.record(tag)
+    cam = Observe(10_050, "E", "CK", "table", "up", "at", source="camera")
+    seen = eng.readers.fused(cam)
+    assert seen is not None and (seen.seat, seen.zone, seen.face) == ("E", "table", "up")
+    eng.tracker.record(seen)
+    assert eng.readers.fused(Observe(10_100, "E", "CK", "table", "up", "at",
+                                     source="camera")) is None
