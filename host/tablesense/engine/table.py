@@ -52,7 +52,6 @@ from tablesense.engine.errors import EngineError, InvalidEvent
 from tablesense.engine.fouling import Fouling
 from tablesense.engine.fusion import CardFusion, Reading
 from tablesense.engine.incidents import TOGETHER_MS, Group, Incidents
-from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.sensing import SensingFilter, Tuning
 from tablesense.engine.timeline import Timeline
@@ -120,7 +119,6 @@ class Engine:
         self.timeline = Timeline(self.incidents, self.sensing, self.fusion, self.tuning,
                                  close_group=self._close_one, conflict=self._conflict_due,
                                  disagree=self._readers_disagree, withdraw=self._withdraw)
-        self.ob: Obligations = self.law.new_state()
         self.rulings: list[Ruling] = []
         self.closed: set[str] = set()
         self.answered: set[str] = set()
@@ -225,12 +223,13 @@ class Engine:
         b = self.board
         if b is None:
             return {"phase": "idle", "table": self.table}
+        ob = self.law.state  # what the code's state shows (engine/obligations.py)
         return {
             "table": b.table, "board": b.number, "code": self.law.id, "phase": b.phase,
             "dealer": b.dealer, "vul": b.vul, "declarer": b.declarer, "contract": b.contract,
             "doubled": b.doubled, "turn": b.next_to_play() or b.turn,
             "tricks": dict(b.won), "trick": [list(p) for p in b.trick],
-            "penalty_cards": {s: sorted(d) for s, d in self.ob.penalty.items() if d},
+            "penalty_cards": {s: sorted(d) for s, d in ob.penalty_cards().items() if d},
             "obligations": [r.to_json() for r in self.rulings
                             if r.id not in self.closed and r.severity != "info"],
             "cards": {c: {"seat": p.seat, "zone": p.zone, "face": p.face}
@@ -244,13 +243,13 @@ class Engine:
             "played": [[[list(p) for p in plays], w] for plays, w in b.tricks],
             "penalty": {s: [{"card": c, "major": pc.major, "ruling": pc.ruling}
                             for c, pc in sorted(d.items())]
-                        for s, d in self.ob.penalty.items() if d},
+                        for s, d in ob.penalty_cards().items() if d},
             "restrictions": [{"seat": r.seat, "option": r.option, "suit": r.suit,
                               "ruling": r.ruling, "lead": lead}
-                             for lead, rules in ((True, self.ob.lead_rules),
-                                                 (False, self.ob.play_rules)) for r in rules],
-            "must_pass": dict(self.ob.must_pass),
-            "law24": {s: dict(d) for s, d in self.ob.law24.items() if d},
+                             for lead, rules in ((True, ob.lead_rules),
+                                                 (False, ob.play_rules)) for r in rules],
+            "must_pass": dict(ob.must_pass),
+            "law24": {s: dict(d) for s, d in ob.law24_cards().items() if d},
             "rulings": [r.to_json() for r in self.rulings],
             "closed": sorted(self.closed), "answered": sorted(self.answered),
         }
@@ -401,7 +400,7 @@ class Engine:
         self.fouling.reset()
         self.incidents.reset()
         self.tracker.reset()
-        self.ob = self.law.new_state()
+        self.law.new_deal()
         self.exposed = {}
         self.played = set()
         self.waiting_play = {}
