@@ -1,12 +1,14 @@
-"""Python calls an event: the engine's cost counted, not timed (no clock, no load).
+"""What replaying costs, counted rather than timed: cProfile's call counts.
 
     PYTHONPATH=<tree>/host .venv/bin/python benchmarks/calls.py --boards 100
 
-Replays the journal of ``--boards`` robot boards (benchmarks/engine.py's, seed 1)
-through one ``Engine`` under cProfile and prints the calls it made (Python and
-built-in functions alike), the events, and calls an event. The same journal under
-two trees shows whether a change added calls on the engine's paths: a refactor that
-moves code between owners should not.
+Replays ``--boards`` robot boards (``benchmarks/engine.py``'s journal, seed 1,
+one journal) and the irregular boards of seeds 0..``--boards``/2 of each law
+code (a journal each) through ``replay_lines`` under cProfile, and prints the
+calls (Python and built-in) each set made, in all and a journal line, and the
+lines the replay refused (none expected). Unlike a time, the count does not move
+with the machine's load: run it under the tree before and after a change and
+compare the two.
 """
 
 from __future__ import annotations
@@ -15,42 +17,40 @@ import argparse
 import cProfile
 import json
 import pstats
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine import journal_lines
 
-from tablesense.contract.events import Event
-from tablesense.contract.journal import parse_lines
-from tablesense.engine import Engine
-from tablesense.laws import CODES
+from tablesense.documents.replay import replay_lines
+from tablesense.proving.irregular import CODES, irregular_board
 
 
-def calls(boards: int, seed: int) -> dict[str, float]:
-    lines = [line.encode() for line in journal_lines(boards, seed)]
-    events = [e for _, e in parse_lines(lines) if isinstance(e, Event)]
-    eng = Engine(codes=CODES)
+def calls(journals: list[list[str]]) -> tuple[int, int]:
+    """Calls made replaying each journal in turn, and the lines refused."""
+    refused = 0
     prof = cProfile.Profile()
     prof.enable()
-    for e in events:
-        eng.apply(e)
-    eng.flush()
+    for lines in journals:
+        for out in replay_lines(lines):
+            refused += isinstance(out, str)
     prof.disable()
-    total = sum(row[1] for row in pstats.Stats(prof).stats.values())  # type: ignore[attr-defined]
-    return {"boards": boards, "events": len(events), "calls": total,
-            "calls_per_event": round(total / len(events), 2)}
+    return int(pstats.Stats(prof).total_calls), refused  # type: ignore[attr-defined]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--boards", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=1)
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boards", type=int, default=100, help="robot boards (default 100)")
     args = ap.parse_args()
-    print(json.dumps(calls(args.boards, args.seed)))
-    return 0
+    sets = {"robot": [list(journal_lines(args.boards, 1))],
+            "irregular": [irregular_board(seed, code).lines() for code in CODES
+                          for seed in range(args.boards // 2)]}
+    out: dict[str, dict[str, float]] = {}
+    for name, journals in sets.items():
+        n, refused = calls(journals)
+        lines = sum(len(j) for j in journals)
+        out[name] = {"lines": lines, "refused": refused, "calls": n,
+                     "a_line": round(n / lines, 2)}
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

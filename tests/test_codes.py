@@ -14,6 +14,7 @@ from tablesense.contract.events import parse_event
 from tablesense.engine import Engine
 from tablesense.engine.errors import InvalidEvent
 from tablesense.laws import CODES, find_code
+from tablesense.laws.oldstate import OldState
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD = ("portland-1904", "american-1907", "auction-1929", "auction-1913")
@@ -60,6 +61,26 @@ def test_new_deal_claim_lapses_once_claimant_looked() -> None:
     with pytest.raises(InvalidEvent):
         eng.apply(parse_event({"v": 1, "t": 99000, "type": "decide",
                                "option": "demand-new-deal", "seat": "E"}))
+
+
+def test_a_fresh_round_replaces_the_old_codes_state() -> None:
+    """Portland L27-L35: a card seen in the cut is a redeal; when the new deal begins the
+    code replaces its state, and what it then records goes into the new one."""
+    eng = _engine("portland-1904", [
+        {"type": "board", "table": "1", "board": 1, "dealer": "N", "code": "portland-1904"},
+        {"type": "setup", "step": "cut"},
+        {"type": "observe", "seat": "N", "card": "C3", "zone": "table", "face": "up"},
+        {"type": "setup", "step": "deal"},
+    ])
+    aborted = eng.law.state
+    assert isinstance(aborted, OldState)
+    assert aborted.redeal_ruled and aborted.steps_ruled == {"cut"}
+    eng.apply(parse_event({"v": 1, "t": 20000, "type": "observe", "seat": "E", "card": "SK",
+                           "zone": "hand", "face": "down"}))
+    fresh = eng.law.state
+    assert isinstance(fresh, OldState) and fresh is not aborted
+    assert not fresh.redeal_ruled and not fresh.steps_ruled
+    assert fresh.seen_down == {"SK"} and "SK" not in aborted.seen_down
 
 
 def test_misnaming_is_invalid_outside_portland() -> None:

@@ -3,8 +3,8 @@
 Law hooks read the table through a read-only view and ask for changes with
 typed effects; only the engine applies them. These checks read the source:
 no law module assigns or mutates an engine or board attribute (its own
-obligations, ``tv.ob``, are the code's state and are allowed), and the engine
-imports nothing from the law codes.
+state, ``self.state``, is the code's and is allowed), a law module reads only
+its own code's state type, and the engine imports nothing from the law codes.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ FORBIDDEN_ROOTS = frozenset(("tv", "b", "eng", "board", "engine"))
 
 
 def _chain(node: ast.expr) -> list[str]:
-    """``tv.ob.pending`` -> ['tv', 'ob', 'pending']; a chain through a call or a
+    """``tv.b.trick`` -> ['tv', 'b', 'trick']; a chain through a call or a
     subscript keeps its names (``b.hands[s].add`` -> ['b', 'hands', 'add'])."""
     names: list[str] = []
     while True:
@@ -39,7 +39,7 @@ def _chain(node: ast.expr) -> list[str]:
 
 
 def _writes_engine(chain: list[str]) -> bool:
-    return chain[0] in FORBIDDEN_ROOTS and not (chain[0] == "tv" and chain[1:2] == ["ob"])
+    return chain[0] in FORBIDDEN_ROOTS
 
 
 def _violations(path: Path) -> list[str]:
@@ -72,8 +72,8 @@ def test_no_law_module_writes_the_engine_or_the_board(path: Path) -> None:
 def test_the_check_catches_a_write() -> None:
     bad = PKG.parent.parent / "test-output" / "seam_bad.py"
     bad.parent.mkdir(exist_ok=True)
-    bad.write_text("def f(tv, b):\n    b.turn = 'N'\n    tv.played.discard('SA')\n"
-                   "    tv.ob.pending.append(1)\n    b.hands['N'].add('SA')\n")
+    bad.write_text("def f(self, tv, b):\n    b.turn = 'N'\n    tv.played.discard('SA')\n"
+                   "    self.state.pending.append(1)\n    b.hands['N'].add('SA')\n")
     assert [v.split(": ", 1)[1] for v in _violations(bad)] == [
         "assigns b.turn", "mutates tv.played.discard", "mutates b.hands['N'].add"]
 
@@ -119,7 +119,7 @@ def test_no_engine_module_imports_one_that_imports_it() -> None:
 # Each owner of engine state and the engine's attribute that holds it: only the owner's
 # own methods write its fields (issue 25: a fast path calls the owner it shortcuts).
 OWNERS = frozenset(("board", "b", "tracker", "incidents", "sensing", "fusion", "timeline",
-                    "trick", "exposures", "readers", "fouling", "view", "law", "ob", "codes",
+                    "trick", "exposures", "readers", "fouling", "view", "law", "codes",
                     "tuning"))
 
 
@@ -179,3 +179,69 @@ def test_the_owner_check_catches_a_write() -> None:
     assert [v.split(": ", 1)[1] for v in _owner_writes(bad)] == [
         "assigns self.tracker.pos['SA']", "assigns b.step", "assigns self.trick.quitting",
         "mutates self.incidents.groups.append"]
+
+
+# Each code's state is its own type (issue 25): a code's modules import its own state
+# type and no other code's; a field is declared once along a state's bases.
+def _state_modules() -> dict[str, type]:
+    """Each code id -> the type of the state it makes."""
+    from tablesense.laws import CODES
+
+    return {cid: type(cls().state) for cid, cls in CODES.items()}
+
+
+def _imported(module: str) -> set[str]:
+    path = PKG.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+def test_each_law_module_reads_only_its_own_codes_state() -> None:
+    from tablesense.laws import CODES
+
+    states = _state_modules()
+    own_modules = {t.__module__ for t in states.values()}
+    assert len(own_modules) >= 2, own_modules  # 2017's and the old codes' apart
+    for cid, cls in CODES.items():
+        others = own_modules - {states[cid].__module__}
+        for module in {k.__module__ for k in cls.__mro__ if k.__module__.startswith(
+                "tablesense.laws.")}:
+            assert not _imported(module) & others, (cid, module, _imported(module) & others)
+
+
+def test_a_state_declares_each_field_once() -> None:
+    from tablesense.laws.state import CodeState
+
+    for cid, state in _state_modules().items():
+        assert issubclass(state, CodeState), cid
+        seen: dict[str, str] = {}
+        for k in state.__mro__:
+            for f in vars(k).get("__annotations__", {}):
+                assert f not in seen, f"{cid}: {f} in {k.__name__} and {seen[f]}"
+                seen[f] = k.__name__
+
+
+def test_mypy_refuses_a_code_reading_another_codes_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mypy import api
+
+    snippet = tmp_path / "reads_other_state.py"
+    snippet.write_text(
+        "from tablesense.laws.calls import CallableCards\n"
+        "from tablesense.laws.play2017 import Play2017\n\n\n"
+        "class Old(CallableCards):\n    def peek(self) -> object:\n"
+        "        return self.state.pending\n\n\n"
+        "class New(Play2017):\n    def peek(self) -> object:\n"
+        "        return (self.state.callable, self.state.pending)\n")
+    monkeypatch.setenv("MYPYPATH", str(PKG.parent))  # this tree's package, not another
+    out, _, status = api.run(["--strict", "--no-incremental", "--python-version", "3.11",
+                              "--cache-dir", str(tmp_path / "cache"), str(snippet)])
+    errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
+    assert status == 1 and errors == [
+        '"OldState" has no attribute "pending"  [attr-defined]',
+        '"State2017" has no attribute "callable"  [attr-defined]'], out

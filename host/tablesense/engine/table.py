@@ -51,7 +51,6 @@ from tablesense.engine.exposure import Exposures
 from tablesense.engine.fouling import Fouling
 from tablesense.engine.fusion import CardFusion
 from tablesense.engine.incidents import Group, Incidents
-from tablesense.engine.obligations import Obligations
 from tablesense.engine.readers import Readers
 from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.sensing import SensingFilter, Tuning
@@ -79,7 +78,6 @@ class Engine:
         self.codes = codes
         self.default_code = default_code
         self.tuning = tuning or Tuning()
-        # Glitches the tracker suppressed, per seat: visible in the reader's health topic.
         self.code_override = code
         if code is not None:
             find_code(codes, code)  # fail early on an unknown id
@@ -96,7 +94,6 @@ class Engine:
         self.noise = self.sensing.noise
         # the hand record against what the table shows (a fouled board, engine/fouling.py)
         self.fouling = Fouling()
-        self.ob: Obligations = self.law.new_state()
         self.rulings: list[Ruling] = []
         self.closed: set[str] = set()
         self.answered: set[str] = set()
@@ -212,12 +209,13 @@ class Engine:
         b = self.board
         if b is None:
             return {"phase": "idle", "table": self.table}
+        ob = self.law.state  # what the code's state shows (engine/obligations.py)
         return {
             "table": b.table, "board": b.number, "code": self.law.id, "phase": b.phase,
             "dealer": b.dealer, "vul": b.vul, "declarer": b.declarer, "contract": b.contract,
             "doubled": b.doubled, "turn": b.next_to_play() or b.turn,
             "tricks": dict(b.won), "trick": [list(p) for p in b.trick],
-            "penalty_cards": {s: sorted(d) for s, d in self.ob.penalty.items() if d},
+            "penalty_cards": {s: sorted(d) for s, d in ob.penalty_cards().items() if d},
             "obligations": [r.to_json() for r in self.rulings
                             if r.id not in self.closed and r.severity != "info"],
             "cards": {c: {"seat": p.seat, "zone": p.zone, "face": p.face}
@@ -231,13 +229,13 @@ class Engine:
             "played": [[[list(p) for p in plays], w] for plays, w in b.tricks],
             "penalty": {s: [{"card": c, "major": pc.major, "ruling": pc.ruling}
                             for c, pc in sorted(d.items())]
-                        for s, d in self.ob.penalty.items() if d},
+                        for s, d in ob.penalty_cards().items() if d},
             "restrictions": [{"seat": r.seat, "option": r.option, "suit": r.suit,
                               "ruling": r.ruling, "lead": lead}
-                             for lead, rules in ((True, self.ob.lead_rules),
-                                                 (False, self.ob.play_rules)) for r in rules],
-            "must_pass": dict(self.ob.must_pass),
-            "law24": {s: dict(d) for s, d in self.ob.law24.items() if d},
+                             for lead, rules in ((True, ob.lead_rules),
+                                                 (False, ob.play_rules)) for r in rules],
+            "must_pass": dict(ob.must_pass),
+            "law24": {s: dict(d) for s, d in ob.law24_cards().items() if d},
             "rulings": [r.to_json() for r in self.rulings],
             "closed": sorted(self.closed), "answered": sorted(self.answered),
         }
@@ -388,7 +386,7 @@ class Engine:
         self.fouling.reset()
         self.incidents.reset()
         self.tracker.reset()
-        self.ob = self.law.new_state()
+        self.law.new_deal()
         self.exposed.clear()
         self.played.clear()
         self.waiting_play.clear()

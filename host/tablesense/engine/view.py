@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from tablesense.contract.vocab import Phase, Role
 from tablesense.engine.effects import Effect
-from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.tracker import Position
 
@@ -102,8 +101,6 @@ class Table(Protocol):
     @property
     def board(self) -> BoardView | None: ...
     @property
-    def ob(self) -> Obligations: ...
-    @property
     def tracker(self) -> Positions: ...
     @property
     def closed(self) -> Set[str]: ...
@@ -130,21 +127,15 @@ class TableView:
         self._eng = engine
 
     # -- reading ---------------------------------------------------------------
-    # The two members law hooks read most (a few times each play), as properties
-    # made of attrgetter: read-only all the same, without a Python call each time.
+    # The member law hooks read most (a few times each play), a property made of
+    # attrgetter: read-only all the same, without a Python call each time.
     if TYPE_CHECKING:
         @property
         def b(self) -> BoardView:
             """The board (law hooks run only while a board is in play)."""
-
-        @property
-        def ob(self) -> Obligations:
-            """The code's own state for this deal (made by its ``new_state``)."""
     else:
         b = property(attrgetter("_eng.board"), doc="The board (law hooks run only while "
                      "a board is in play).")
-        ob = property(attrgetter("_eng.ob"), doc="The code's own state for this deal (made "
-                      "by its ``new_state``).")
 
     def where(self, card: str) -> Position | None:
         return self._eng.tracker.where(card)

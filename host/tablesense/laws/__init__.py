@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tablesense.engine.code import UnknownCode
 from tablesense.engine.code import find_code as _find
 from tablesense.laws.american1907 import American1907
@@ -21,11 +23,11 @@ from tablesense.laws.rules2017 import RULES_2017
 Duplicate2017.rules = RULES_2017  # its rule table lives beside the registry
 
 DEFAULT_CODE = "duplicate-2017"
-CODES: dict[str, type[LawCode]] = {
+CODES: dict[str, type[LawCode[Any]]] = {
     cls.id: cls for cls in (Duplicate2017, Portland1904, American1907, Auction1929, Auction1913)}
 
 
-def find_code(code_id: str) -> LawCode:
+def find_code(code_id: str) -> LawCode[Any]:
     """The law code registered under ``code_id``; UnknownCode names the known ones."""
     code = _find(CODES, code_id)
     assert isinstance(code, LawCode)

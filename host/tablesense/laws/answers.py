@@ -10,7 +10,7 @@ from tablesense.contract.cards import lho, partner, suit
 from tablesense.engine.effects import Play, PlayAtTurn
 from tablesense.engine.errors import InvalidEvent
 from tablesense.laws.base import name
-from tablesense.laws.calls import CallableCards, state
+from tablesense.laws.calls import CallableCards
 
 if TYPE_CHECKING:
     from tablesense.contract.events import Decide
@@ -32,15 +32,15 @@ class Answers(CallableCards):
         if seat is None:
             raise InvalidEvent(b.phase, "decide", f"alert {r.id} names no offender")
         if opt == "demand-new-deal":
-            claimants = state(tv).claims.get(r.id, [])
+            claimants = self.state.claims.get(r.id, [])
             if d.seat is not None and d.seat not in claimants:
                 raise InvalidEvent(b.phase, "decide", f"{d.seat} may not claim a new deal")
-            tv.ob.new_deal_demanded = True
+            self.state.new_deal_demanded = True
             return
         if opt in ("call-suit", "require-lead-suit") and d.suit is None:
             raise InvalidEvent(b.phase, "decide", f"option {opt} needs a suit")
         if r.kind == "lead-out-of-turn":
-            state(tv).loot = None
+            self.state.loot = None
         if opt == "call-card":
             self.decide_call(tv, r, d, seat)
         elif opt == "designate-card":
@@ -75,7 +75,7 @@ class Answers(CallableCards):
 
     def decide_call(self, tv: TableView, r: Ruling, d: Decide, seat: str) -> None:
         b = tv.b
-        mine = state(tv).callable.get(seat, {})
+        mine = self.state.callable.get(seat, {})
         if r.kind == "lead-out-of-turn":
             rid = self.make_callable(tv, seat, r.cards, self.c("loot"), self.callable_text(
                 seat, r.cards, "led out of turn and called"), d.t)
@@ -99,7 +99,7 @@ class Answers(CallableCards):
 
     def designate(self, tv: TableView, r: Ruling, d: Decide, seat: str) -> None:
         b = tv.b
-        pend = state(tv).together.pop(seat, None)
+        pend = self.state.together.pop(seat, None)
         if pend is None or d.card not in pend[0]:
             raise InvalidEvent(b.phase, "decide", "designate-card needs one of the cards "
                                "played together in field card")

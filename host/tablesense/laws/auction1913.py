@@ -16,7 +16,6 @@ from tablesense.contract.cards import partner
 from tablesense.contract.vocab import Kind, Option
 from tablesense.laws.american1907 import American1907
 from tablesense.laws.base import cards_text, name
-from tablesense.laws.calls import state
 
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Ruling
@@ -97,7 +96,7 @@ class Auction1913(American1907):
     }
 
     def auction_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
-        st = state(tv)
+        st = self.state
         pard = partner(seat)
         r = self.emit(tv, self.draft(
             "partner-must-pass", self.c("bidding"),
@@ -127,7 +126,7 @@ class Auction1913(American1907):
     def auction_end(self, tv: TableView, t: int) -> None:
         super().auction_end(tv, t)
         b = tv.b
-        st = state(tv)
+        st = self.state
         st.must_pass.clear()
         for seat, rids in st.auction_cards.items():
             if b.role(seat) not in ("declarer", "dummy"):

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, ClassVar
 from tablesense.contract.cards import lho
 from tablesense.contract.vocab import Kind, Option
 from tablesense.laws.base import cards_text, name
-from tablesense.laws.calls import state
 from tablesense.laws.portland1904 import Portland1904
 
 if TYPE_CHECKING:
@@ -149,7 +148,7 @@ class Auction1929(Portland1904):
             "demand a new deal (after looking at his cards); if he does not, the card is taken "
             "up and cannot be called.", offender=seat, cards=cards,
             options=("demand-new-deal",)), t)
-        state(tv).claims[r.id] = [left]
+        self.state.claims[r.id] = [left]
 
     def pre_lead_words(self, role: str) -> str:
         if role == "leader":
@@ -167,11 +166,11 @@ class Auction1929(Portland1904):
     def dealer_side(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
         super().dealer_side(tv, seat, cards, t)
         if seat == tv.b.declarer and tv.b.phase == "play":
-            state(tv).declarer_shown.update(cards)
+            self.state.declarer_shown.update(cards)
 
     def observed(self, tv: TableView, o: Observe, prev: Position | None) -> None:
         super().observed(tv, o, prev)
-        shown = state(tv).declarer_shown
+        shown = self.state.declarer_shown
         if o.card in shown and o.zone == "hand":
             shown.discard(o.card)
             self.emit(tv, self.draft(

@@ -11,12 +11,12 @@ predicates, so a code that differs in one predicate overrides only that.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from tablesense.contract.cards import SEAT_NAMES, SUIT_NAMES, describe_cards, partner, side
 from tablesense.engine.effects import TakeBack
-from tablesense.engine.obligations import Obligations
 from tablesense.engine.ruling import Draft
+from tablesense.laws.state import CodeState
 
 if TYPE_CHECKING:
     from tablesense.contract.events import Call, Claim, Concede, Decide, Declare, Named, Observe
@@ -55,21 +55,16 @@ def played_after(b: BoardView, seat: str, card: str) -> list[str]:
     return seats[seats.index(seat) + 1:] if (seat, card) in b.trick else []
 
 
-def took_back_after_revoke(tv: TableView, seat: str, card: str, t: int) -> bool:
-    """``seat`` took back the card he played after a revoke corrected in this trick, as
-    the law lets him (``Obligations.after_revoke``): it leaves the trick, his place kept
-    for the card he plays instead, and it is no exposed card."""
-    b = tv.b
-    after = tv.ob.after_revoke
-    if (after is None or after[0] != trick_no(b) or seat not in after[1] or b.quitted
-            or (seat, card) not in b.trick or not tv.do(TakeBack(seat, card), t)):
-        return False
-    after[1].discard(seat)
-    return True
+StateT = TypeVar("StateT", bound=CodeState)
 
 
-class LawCode:
-    """Base of every law code. Hooks default to 'nothing to rule'."""
+class LawCode(Generic[StateT]):
+    """Base of every law code. Hooks default to 'nothing to rule'.
+
+    ``state`` is the code's own state for the deal being played, of the type its
+    code makes (``new_state``): the code alone reads and changes it, and may replace
+    it (a new round of the setup); the engine starts it afresh with ``new_deal`` and
+    reads it for the table's state topic only (engine/obligations.py)."""
 
     id: ClassVar[str] = ""
     title: ClassVar[str] = ""
@@ -81,9 +76,16 @@ class LawCode:
     # situation -> what this code rules (``tablesense explain``, docs/laws/compare.md)
     rules: ClassVar[dict[str, str]] = {}
 
-    def new_state(self) -> Obligations:
+    def __init__(self) -> None:
+        self.state: StateT = self.new_state()
+
+    def new_state(self) -> StateT:
         """This code's own state for a new deal."""
-        return Obligations()
+        raise NotImplementedError
+
+    def new_deal(self) -> None:
+        """A new board, or a new round of its setup: nothing owed carries over."""
+        self.state = self.new_state()
 
     # -- helpers shared by codes -------------------------------------------------
     def draft(self, kind: Kind, citation: str, text: str, *, severity: Severity = "penalty",
@@ -122,9 +124,9 @@ class LawCode:
     def establish_revokes(self, tv: TableView, seat: str | None, t: int) -> None:
         """Rule on revokes that the play (or a claim, when ``seat`` is None) establishes."""
         b = tv.b
-        for rseat, (card, trick_no) in list(tv.ob.revokes.items()):
+        for rseat, (card, trick_no) in list(self.state.revokes.items()):
             if seat is None or (len(b.tricks) > trick_no and side(seat) == side(rseat)):
-                del tv.ob.revokes[rseat]
+                del self.state.revokes[rseat]
                 self.revoke(tv, rseat, card, t)
 
     def revoke(self, tv: TableView, seat: str, card: str, t: int) -> None:
@@ -172,20 +174,32 @@ class LawCode:
     # non-offending side (2017 Law 62C1), or (the old codes' Law 94) everyone.
     either_side_after_revoke: ClassVar[bool] = False
 
+    def took_back_after_revoke(self, tv: TableView, seat: str, card: str, t: int) -> bool:
+        """``seat`` took back the card he played after a revoke corrected in this trick, as
+        the law lets him (``CodeState.after_revoke``): it leaves the trick, his place kept
+        for the card he plays instead, and it is no exposed card."""
+        b = tv.b
+        after = self.state.after_revoke
+        if (after is None or after[0] != trick_no(b) or seat not in after[1] or b.quitted
+                or (seat, card) not in b.trick or not tv.do(TakeBack(seat, card), t)):
+            return False
+        after[1].discard(seat)
+        return True
+
     def revoke_taken_back(self, tv: TableView, seat: str, card: str, t: int) -> bool:
         """``seat`` took back ``card``, his revoke in this trick (the code rules on the
         correction): withdrawn, and those who played after him may take theirs back
-        (``Obligations.after_revoke``). False: not a revoke of his, or not withdrawn."""
+        (``CodeState.after_revoke``). False: not a revoke of his, or not withdrawn."""
         b = tv.b
-        rev = tv.ob.revokes.get(seat)
+        rev = self.state.revokes.get(seat)
         if rev is None or rev[0] != card:
             return False
         after = played_after(b, seat, card)
         if not tv.do(TakeBack(seat, card), t):
             return False
-        del tv.ob.revokes[seat]
-        tv.ob.after_revoke = (trick_no(b), {s for s in after if self.either_side_after_revoke
-                                            or side(s) != side(seat)})
+        del self.state.revokes[seat]
+        self.state.after_revoke = (trick_no(b), {
+            s for s in after if self.either_side_after_revoke or side(s) != side(seat)})
         return True
 
     def observed(self, tv: TableView, o: Observe, prev: Position | None) -> None:
@@ -202,7 +216,7 @@ class LawCode:
 
     def after_dealt(self, tv: TableView, t: int) -> None:
         """The deal is complete: a later exposure in a new setup may be ruled again."""
-        tv.ob.redeal_ruled = False
+        self.state.redeal_ruled = False
     def quitted(self, tv: TableView, t: int) -> None:
         """A complete trick was turned face down (quitted)."""
 

@@ -9,78 +9,27 @@ Besides a card, the non-offenders may call a suit, the highest or lowest of
 the suit led, or require the offender's partner to win or not to win a trick.
 Failing to comply costs the penalty of a revoke.
 
-This module keeps those obligations (in ``Obligations.extra["old"]``) and
+This module keeps those obligations (in the old codes' ``OldState``) and
 checks every play against them; :mod:`tablesense.laws.oldplay` and the code
 classes decide when they arise.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, ClassVar, cast
+from dataclasses import replace
+from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.contract.cards import lho, partner, rank_value, side, suit
 from tablesense.contract.vocab import Option, Severity
 from tablesense.engine.effects import CloseRulings, Covered, TakeBack
-from tablesense.engine.obligations import Obligations, Restriction
+from tablesense.engine.obligations import Restriction
 from tablesense.laws.base import LawCode, cards_text, name, suit_name
+from tablesense.laws.oldstate import Late, OldState
 
 if TYPE_CHECKING:
     from tablesense.engine.ruling import Draft, Ruling
     from tablesense.engine.view import BoardView as Board
     from tablesense.engine.view import TableView
-
-
-@dataclass
-class Loot:
-    """A lead out of turn waiting to be answered or followed."""
-
-    seat: str
-    card: str
-    ruling: str
-    dealer: bool
-    followers: list[tuple[str, str]] = field(default_factory=list)
-
-
-@dataclass
-class Late:
-    """A call not complied with that may still be corrected before the trick is quitted."""
-
-    seat: str
-    card: str
-    what: str
-    ruling: str
-    rule: Restriction | None = None
-    called: tuple[str, str] | None = None
-
-
-@dataclass
-class OldState(Obligations):
-    """What the old codes remember during one deal (their obligations, extended)."""
-
-    callable: dict[str, dict[str, str]] = field(default_factory=dict)  # seat -> card -> ruling
-    called: dict[str, tuple[str, str]] = field(default_factory=dict)  # seat -> (card, ruling)
-    late: list[Late] = field(default_factory=list)
-    loot: Loot | None = None
-    # a dealer's lead out of turn that his other hand, the one to lead, seemed to answer
-    # with a lead of its own: it stands after all if the second hand plays to it
-    set_aside: Loot | None = None
-    together: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
-    thrown: dict[str, str] = field(default_factory=dict)  # seat -> its exposed-card ruling
-    claims: dict[str, list[str]] = field(default_factory=dict)  # new-deal ruling -> claimants
-    deal_claims: dict[str, int] = field(default_factory=dict)  # deal-time claim -> time
-    forfeit: dict[str, str] = field(default_factory=dict)  # seat that may not double
-    auction_cards: dict[str, list[str]] = field(default_factory=dict)  # seat -> rulings
-    drawn: dict[str, list[str]] = field(default_factory=dict)
-    steps_ruled: set[str] = field(default_factory=set)
-    declarer_shown: set[str] = field(default_factory=set)
-    seen_down: set[str] = field(default_factory=set)  # cards sensed face down this deal
-    claimed_by_dealer: bool = False  # the declarer claimed: adversaries' cards shown after
-    lead_t: int = -10_000
-
-
-def state(tv: TableView) -> OldState:
-    return cast(OldState, tv.ob)
 
 
 def pre_role(b: Board, seat: str) -> str | None:
@@ -102,14 +51,14 @@ def beats(card: str, best: str, led: str, trumps: str | None) -> bool:
     return strength(card) > strength(best)
 
 
-class CallableCards(LawCode):
+class CallableCards(LawCode[OldState]):
     """Callable exposed cards and the calls of the old codes; enforcement of every call."""
 
     def new_state(self) -> OldState:
         return OldState()
 
     def holds_back(self, tv: TableView, seat: str, card: str) -> bool:
-        st = state(tv)
+        st = self.state
         return (st.loot is not None and st.loot.card == card) or any(
             card in cards for cards, _ in st.together.values())
 
@@ -134,26 +83,26 @@ class CallableCards(LawCode):
         r = self.emit(tv, self.draft("exposed-card", cite, text, severity=severity, offender=seat,
                                 cards=cards, options=options, until="played",
                                 supersedes=supersedes), t)
-        mine = state(tv).callable.setdefault(seat, {})
+        mine = self.state.callable.setdefault(seat, {})
         for card in cards:
             mine[card] = r.id
             tv.do(Covered((card,), r.id), t)
         return r.id
 
     def pick_up(self, tv: TableView, seat: str, cards: tuple[str, ...]) -> None:
-        mine = state(tv).callable.get(seat, {})
+        mine = self.state.callable.get(seat, {})
         for card in cards:
             mine.pop(card, None)
-        called = state(tv).called.get(seat)
+        called = self.state.called.get(seat)
         if called and called[0] in cards:
-            del state(tv).called[seat]
+            del self.state.called[seat]
 
     def call_card(self, tv: TableView, seat: str, card: str, rid: str) -> None:
-        state(tv).called[seat] = (card, rid)
+        self.state.called[seat] = (card, rid)
 
     def add_rule(self, tv: TableView, seats: tuple[str, ...], option: str, s: str | None,
                  rid: str, lead: bool) -> None:
-        rules = tv.ob.lead_rules if lead else tv.ob.play_rules
+        rules = self.state.lead_rules if lead else self.state.play_rules
         if lead and option == "call-suit":
             # A second lead out of turn answered by a new call before the first was led
             # to: the declarer's latest call governs those seats' next lead; holding them
@@ -165,7 +114,7 @@ class CallableCards(LawCode):
     # -- checking each play --------------------------------------------------------
     def check_calls(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
         b = tv.b
-        st = state(tv)
+        st = self.state
         called = st.called.pop(seat, None)
         if called is not None and called[0] != card:
             ccard = called[0]
@@ -173,7 +122,7 @@ class CallableCards(LawCode):
                 self.not_complied(tv, seat, card, f"the called {ccard}", called[1], t,
                                   called=called)
             # otherwise the call would force a revoke: it lapses for this trick (L83)
-        rules = tv.ob.lead_rules if leading else tv.ob.play_rules
+        rules = self.state.lead_rules if leading else self.state.play_rules
         for rule in [r for r in rules if r.seat == seat]:
             if rule not in rules:
                 continue
@@ -227,7 +176,7 @@ class CallableCards(LawCode):
                      called: tuple[str, str] | None = None) -> None:
         late = Late(seat, card, what, rid, rule, called)
         if self.correct_before_quit:
-            state(tv).late.append(late)
+            self.state.late.append(late)
         else:
             self.emit_not_complied(tv, late, t)
 
@@ -241,14 +190,14 @@ class CallableCards(LawCode):
             offender=late.seat, cards=(late.card,)), t)
 
     def flush_late(self, tv: TableView, t: int) -> None:
-        st = state(tv)
+        st = self.state
         late, st.late = st.late, []
         for item in late:
             self.emit_not_complied(tv, item, t)
 
     def correct_late(self, tv: TableView, seat: str, card: str) -> bool:
         """The offender took back a card that broke a call before the trick was quitted."""
-        st = state(tv)
+        st = self.state
         item = next((x for x in st.late if x.seat == seat and x.card == card), None)
         if item is None or not tv.do(TakeBack(seat, card), tv.now):
             return False
@@ -257,12 +206,12 @@ class CallableCards(LawCode):
             st.called[seat] = item.called
         if item.rule is not None:
             lead = item.rule.option in ("call-suit", "require-lead-suit", "forbid-lead-suit")
-            (tv.ob.lead_rules if lead else tv.ob.play_rules).append(item.rule)
+            (self.state.lead_rules if lead else self.state.play_rules).append(item.rule)
         return True
 
     def card_played(self, tv: TableView, seat: str, card: str) -> None:
         """A callable card was played: its ruling binds no more once all its cards are."""
-        st = state(tv)
+        st = self.state
         for s, mine in st.callable.items():
             rid = mine.pop(card, None)
             if rid is not None and rid not in {r for d in st.callable.values()
@@ -271,7 +220,7 @@ class CallableCards(LawCode):
             if st.called.get(s, ("", ""))[0] == card:
                 del st.called[s]
         if tv.b.trick_complete():
-            tv.ob.play_rules.clear()
+            self.state.play_rules.clear()
 
     def callable_text(self, seat: str, cards: tuple[str, ...], verb: str) -> str:
         return (f"{name(seat)}'s {cards_text(cards)}, {verb}, "

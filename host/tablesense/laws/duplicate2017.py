@@ -45,16 +45,16 @@ class Duplicate2017(Play2017):
         if b.step == "draw":
             # Each player showing one card is how a draw for seats is made: no incident.
             # A second card of the same seat is noted (the 2017 Laws have no drawing).
-            if tv.ob.drawn_for_seats.setdefault(o.seat, o.card) != o.card:
+            if self.state.drawn_for_seats.setdefault(o.seat, o.card) != o.card:
                 tv.emit(self.draft(
                     "not-exposed", "Law 6",
                     f"{o.card} was seen while {name(o.seat)} drew for seats a second time: "
                     "the 2017 Laws have no drawing, so this is no exposure.",
                     severity="info", offender=o.seat, cards=(o.card,)), o.t)
             return
-        if tv.ob.redeal_ruled:
+        if self.state.redeal_ruled:
             return
-        tv.ob.redeal_ruled = True
+        self.state.redeal_ruled = True
         # a card already in a player's hand (sensed face down at his seat: dealt to him) is
         # his; one seen as it is dealt, or faced in the pack, the dealer's
         held = o.zone == "hand" or (prev is not None and prev.seat == o.seat
@@ -111,7 +111,7 @@ class Duplicate2017(Play2017):
                 self.become_dummy(tv, t)
                 return
             if seat == b.dummy:
-                tv.ob.dummy_seen = True
+                self.state.dummy_seen = True
                 p = self.pending_opening_loot(tv)
                 if p is not None:
                     self.dummy_seen_accepts(tv, p, cards, t)
@@ -174,8 +174,8 @@ class Duplicate2017(Play2017):
                 cite: str, *, vis: str = "yes", how: str = "dropped",
                 supersedes: list[str] | None = None) -> str:
         """Make ``cards`` penalty cards of ``seat``: one ruling listing all his penalty cards."""
-        pcs = tv.ob.pcs(seat)
-        earlier = [rid for rid in tv.ob.pc_rulings(seat) if rid not in tv.closed]
+        pcs = self.state.pcs(seat)
+        earlier = [rid for rid in self.state.pc_rulings(seat) if rid not in tv.closed]
         total = [*pcs, *(c for c in cards if c not in pcs)]
         major = deliberate or len(total) >= 2 or any(is_honour(c) for c in total)
         options: tuple[Option, ...] = ()
@@ -226,11 +226,11 @@ class Duplicate2017(Play2017):
         if vis == "no":
             self._not_exposed(tv, seat, cards, t, "Law 24")
             return
-        mine = tv.ob.law24.setdefault(seat, {})
+        mine = self.state.law24.setdefault(seat, {})
         for c in cards:
             if mine.get(c, "named") == "named":  # a card named, then seen: how it was seen
                 mine[c] = how
-        earlier = [rid for rid in tv.ob.law24_rulings.get(seat, []) if rid not in tv.closed]
+        earlier = [rid for rid in self.state.law24_rulings.get(seat, []) if rid not in tv.closed]
         all_cards = tuple(mine)
         severity: Severity = "director" if vis == "unknown" else "penalty"
         who, pard = name(seat), name(partner(seat))
@@ -253,11 +253,11 @@ class Duplicate2017(Play2017):
                 f"face up until the auction ends and {pard} must pass at his next turn.",
                 severity=severity, offender=seat, cards=all_cards, until="next-call",
                 supersedes=earlier), t)
-            tv.ob.must_pass[partner(seat)] = r.id
-        tv.ob.law24_rulings.setdefault(seat, []).append(r.id)
+            self.state.must_pass[partner(seat)] = r.id
+        self.state.law24_rulings.setdefault(seat, []).append(r.id)
 
     def before_call(self, tv: TableView, e: Call) -> None:
-        rid = tv.ob.must_pass.pop(e.seat, None)
+        rid = self.state.must_pass.pop(e.seat, None)
         if rid is not None and e.call != "P":
             tv.emit(self.draft(
                 "call-not-complied", "Law 24, 72C",
@@ -269,10 +269,10 @@ class Duplicate2017(Play2017):
         """Law 24D/24E: exposed cards go back to a future declarer or dummy, or become
         penalty cards of a defender; one ruling per offender, superseding his Law 24 rulings."""
         b = tv.b
-        for seat, cards in list(tv.ob.law24.items()):
+        for seat, cards in list(self.state.law24.items()):
             if not cards:
                 continue
-            earlier = [rid for rid in tv.ob.law24_rulings.get(seat, [])
+            earlier = [rid for rid in self.state.law24_rulings.get(seat, [])
                        if rid not in tv.closed]
             held = tuple(cards)
             if b.role(seat) in ("declarer", "dummy"):
@@ -287,5 +287,5 @@ class Duplicate2017(Play2017):
                 deliberate = any(h in DELIBERATE for h in cards.values())
                 self.penalty(tv, seat, held, deliberate, t, "Law 24E, 50B",
                              how=next(iter(cards.values())), supersedes=earlier)
-        tv.ob.law24.clear()
-        tv.ob.must_pass.clear()
+        self.state.law24.clear()
+        self.state.must_pass.clear()

@@ -23,9 +23,9 @@ from tablesense.laws.base import (
     cards_text,
     name,
     suit_name,
-    took_back_after_revoke,
 )
-from tablesense.laws.calls import Loot, pre_role, state
+from tablesense.laws.calls import pre_role
+from tablesense.laws.oldstate import Loot
 
 if TYPE_CHECKING:
     from tablesense.engine.view import TableView
@@ -60,7 +60,7 @@ class OldPlay(Answers):
             return
         if b.phase not in ("lead", "play") or o.face == "down":
             return
-        st = state(tv)
+        st = self.state
         if st.set_aside is not None and self.false_lead_stood(tv, seat, card, t):
             return
         if st.loot is not None and self.follow_false_lead(tv, seat, card, t):
@@ -88,7 +88,7 @@ class OldPlay(Answers):
     def in_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
         if not b.trick or b.trick_complete():
-            state(tv).lead_t = t
+            self.state.lead_t = t
         tv.do(Play(seat, card), t)
 
     def before_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
@@ -97,7 +97,7 @@ class OldPlay(Answers):
             self.flush_late(tv, t)
         self.establish_revokes(tv, seat, t)
         if not leading and not b.is_legal(seat, card):
-            tv.ob.revokes[seat] = (card, len(b.tricks))  # dummy's too: corrected, no penalty
+            self.state.revokes[seat] = (card, len(b.tricks))  # dummy's too: corrected, no penalty
         self.check_calls(tv, seat, card, leading, t)
 
     def after_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
@@ -106,9 +106,9 @@ class OldPlay(Answers):
     def quitted(self, tv: TableView, t: int) -> None:
         self.flush_late(tv, t)
         b = tv.b
-        for rseat, (card, when) in list(tv.ob.revokes.items()):
+        for rseat, (card, when) in list(self.state.revokes.items()):
             if len(b.tricks) > when:
-                del tv.ob.revokes[rseat]
+                del self.state.revokes[rseat]
                 self.revoke(tv, rseat, card, t)
 
     def end_of_play(self, tv: TableView, t: int) -> None:
@@ -125,7 +125,7 @@ class OldPlay(Answers):
                 f"{'dummy' if seat == b.dummy else 'his own hand'}: no penalty; he may take it "
                 "back until the second hand has played to it.",
                 severity="info", offender=b.controller(seat), cards=(card,)), t)
-            state(tv).loot = Loot(seat, card, r.id, dealer=True)
+            self.state.loot = Loot(seat, card, r.id, dealer=True)
         else:
             options = self.opening_loot_options if opening else self.loot_options
             r = self.emit(tv, self.draft(
@@ -133,7 +133,7 @@ class OldPlay(Answers):
                 f"{name(seat)} led the {card} out of turn: {self.loot_choice(options)}. If "
                 "the other three follow it before then, the trick stands.",
                 offender=seat, cards=(card,), options=options), t)
-            state(tv).loot = Loot(seat, card, r.id, dealer=False)
+            self.state.loot = Loot(seat, card, r.id, dealer=False)
         if opening and self.dummy_down_on_any_lead:
             self.lead_faced(tv)
 
@@ -149,12 +149,12 @@ class OldPlay(Answers):
         # designated one follows it too, as a single card would have (a lead out of turn
         # followed by all three stands), rather than waiting for a turn the false lead
         # has put off.
-        if state(tv).loot is not None and self.follow_false_lead(tv, seat, card, t):
+        if self.state.loot is not None and self.follow_false_lead(tv, seat, card, t):
             return
         super().designated_later(tv, seat, card, t)
 
     def follow_false_lead(self, tv: TableView, seat: str, card: str, t: int) -> bool:
-        loot = state(tv).loot
+        loot = self.state.loot
         assert loot is not None
         expected = lho(loot.followers[-1][0] if loot.followers else loot.seat)
         # The others follow the false lead, one of them perhaps before his turn (the
@@ -170,16 +170,16 @@ class OldPlay(Answers):
                 return True
             # That hand is the one to lead: his card is his proper lead, unless the
             # second hand plays to the false lead next (false_lead_stood).
-            state(tv).loot, state(tv).set_aside = None, loot
+            self.state.loot, self.state.set_aside = None, loot
             return False
         if seat == loot.seat or any(s == seat for s, _ in loot.followers) or (
                 loot.dealer and seat != expected):
-            state(tv).loot = None  # the false lead was abandoned
+            self.state.loot = None  # the false lead was abandoned
             return False
         loot.followers.append((seat, card))
         loot.followers.sort(key=lambda f: (SEATS.index(f[0]) - SEATS.index(loot.seat)) % 4)
         if loot.dealer or len(loot.followers) == 3:
-            state(tv).loot = None
+            self.state.loot = None
             if not loot.dealer:
                 self.emit(tv, self.draft(
                     "no-rectification", self.c("false-lead"),
@@ -199,7 +199,7 @@ class OldPlay(Answers):
         """A false opening lead stood: what the declarer required of the initial leader's
         lead (answering an earlier lead out of turn, 1929 (6)) has no lead left to apply
         to."""
-        rules = tv.ob.lead_rules
+        rules = self.state.lead_rules
         rules[:] = [r for r in rules if r.option not in ("require-lead-suit", "forbid-lead-suit")
                     or (rr := tv.ruling(r.ruling)) is None or rr.phase != "lead"]
 
@@ -209,7 +209,7 @@ class OldPlay(Answers):
         the second hand to the false lead, whose card is still in its trick zone, the
         false lead stood (Law 81: not to be rectified once the second hand has played)
         and the other hand's card was played before its turn, never penalised."""
-        st = state(tv)
+        st = self.state
         loot, st.set_aside = st.set_aside, None
         assert loot is not None
         b = tv.b
@@ -243,7 +243,7 @@ class OldPlay(Answers):
         if seat in played:
             self.winning_cards(tv, seat, card, t)
         elif (self.simultaneous_lead_rule and len(b.trick) == 1
-              and b.trick[0][0] == partner(seat) and t - state(tv).lead_t <= TOGETHER_MS):
+              and b.trick[0][0] == partner(seat) and t - self.state.lead_t <= TOGETHER_MS):
             self.make_callable(tv, seat, (card,), self.c("simultaneous"), self.callable_text(
                 seat, (card,), f"led at the same moment as {name(partner(seat))}'s lead"), t)
         elif nxt == partner(seat) and len(b.trick) == 1:
@@ -323,7 +323,7 @@ class OldPlay(Answers):
                 f"The declarer played {cards_text(cards)} together: he plays the card he "
                 "leaves in the trick; his cards are never liable to be called.",
                 severity="info", offender=b.controller(seat), cards=cards), t)
-            state(tv).together[seat] = (cards, "")
+            self.state.together[seat] = (cards, "")
             return
         r = self.emit(tv, self.draft(
             "cards-played-together", self.c("together"),
@@ -331,19 +331,19 @@ class OldPlay(Answers):
             "declarer calls which one is played to this trick (without a call, the one left "
             "in the trick zone is), and the others stay face up, liable to be called.",
             offender=seat, cards=cards, options=("designate-card",)), t)
-        state(tv).together[seat] = (cards, r.id)
+        self.state.together[seat] = (cards, r.id)
         if b.phase == "lead" and seat == b.leader:
             self.lead_faced(tv)  # a card is led: dummy goes down (L62)
 
     def withdrawn(self, tv: TableView, o: Observe) -> None:
         seat, card = o.seat, o.card
-        st = state(tv)
+        st = self.state
         if self.correct_late(tv, seat, card):
             return
         if self.revoke_taken_back(tv, seat, card, o.t):
             self.renounce_corrected(tv, seat, card, o.t)
             return
-        if took_back_after_revoke(tv, seat, card, o.t):
+        if self.took_back_after_revoke(tv, seat, card, o.t):
             return
         if st.loot is not None and st.loot.seat == seat and st.loot.card == card:
             st.loot = None
@@ -418,7 +418,7 @@ class OldPlay(Answers):
 
     def on_claim(self, tv: TableView, e: Claim | Concede) -> None:
         super().on_claim(tv, e)
-        state(tv).claimed_by_dealer = isinstance(e, Claim) and e.seat == tv.b.declarer
+        self.state.claimed_by_dealer = isinstance(e, Claim) and e.seat == tv.b.declarer
 
     # -- thrown hands, claims --------------------------------------------------------------
     def thrown_hand(self, tv: TableView, seat: str, cards: tuple[str, ...], vis: str, t: int,
@@ -429,14 +429,14 @@ class OldPlay(Answers):
         if self.abandon(tv, seat, t):
             return
         if seat == b.declarer:
-            state(tv).thrown[seat] = ""
+            self.state.thrown[seat] = ""
             self.emit(tv, self.draft(
                 "no-rectification", self.c("dealer-shows"),
                 f"The declarer faced {cards_text(cards)}: under this code only a claim is a "
                 "claim, and his cards are never liable to be called.", severity="info",
                 offender=seat, cards=cards), t)
             return
-        state(tv).thrown[seat] = self.make_callable(
+        self.state.thrown[seat] = self.make_callable(
             tv, seat, cards, self.c("thrown"), self.callable_text(
                 seat, cards, "thrown face up on the table") + " His partner cannot be forced "
             "to abandon his own hand.", t)
@@ -444,7 +444,7 @@ class OldPlay(Answers):
     def abandon(self, tv: TableView, seat: str, t: int) -> bool:
         """All the players have thrown their cards face up: the hands are abandoned."""
         b = tv.b
-        thrown = state(tv).thrown
+        thrown = self.state.thrown
         need = {s for s in ("N", "E", "S", "W") if s != b.dummy}
         if not self.hands_abandoned or need - set(thrown) != {seat}:
             return False
@@ -455,8 +455,8 @@ class OldPlay(Answers):
             "All the players have thrown their cards face up: the hands are abandoned and the "
             "score stands as claimed and admitted; the hands may be examined only to establish "
             "a revoke.", severity="penalty", supersedes=earlier), t)
-        for s in list(state(tv).callable):
-            self.pick_up(tv, s, tuple(state(tv).callable[s]))
+        for s in list(self.state.callable):
+            self.pick_up(tv, s, tuple(self.state.callable[s]))
         if b.phase == "play":
             tv.do(StopPlay(), t)
         return True
@@ -467,7 +467,7 @@ class OldPlay(Answers):
         if side(seat) == side(b.declarer or seat) and seat == b.declarer:
             if self.abandon(tv, seat, t):
                 return
-            state(tv).thrown[seat] = ""
+            self.state.thrown[seat] = ""
             self.emit(tv, self.draft(
                 "claim-exposure", self.c("dealer-claim"),
                 f"The declarer showed {cards_text(cards)} with his claim: his cards are not "

@@ -26,14 +26,14 @@ from tablesense.engine.effects import (
     TakeBack,
 )
 from tablesense.engine.errors import InvalidEvent
-from tablesense.engine.obligations import Pending, Restriction
+from tablesense.engine.obligations import Restriction
 from tablesense.laws.base import (
     LawCode,
     cards_text,
     name,
     suit_name,
-    took_back_after_revoke,
 )
+from tablesense.laws.state2017 import Pending, State2017
 
 if TYPE_CHECKING:
     from tablesense.contract.events import Decide
@@ -44,8 +44,11 @@ PLAY_OPTIONS: tuple[Option, ...] = (
     "require-highest", "require-lowest", "require-other-suit", "forbid-other-suit")
 
 
-class Play2017(LawCode):
+class Play2017(LawCode[State2017]):
     """Play irregularities under the 2017 Laws (mixed into Duplicate2017)."""
+
+    def new_state(self) -> State2017:
+        return State2017()
 
     def penalty(self, tv: TableView, seat: str, cards: tuple[str, ...], deliberate: bool, t: int,
                 cite: str, *, vis: str = "yes", how: str = "dropped",
@@ -55,14 +58,14 @@ class Play2017(LawCode):
 
     # -- helpers -------------------------------------------------------------------
     def pending(self, tv: TableView, kind: str, seat: str | None = None) -> Pending | None:
-        return next((p for p in tv.ob.pending
+        return next((p for p in self.state.pending
                      if p.kind == kind and (seat is None or p.seat == seat)), None)
 
     def holds_back(self, tv: TableView, seat: str, card: str) -> bool:
-        return any(card in p.cards for p in tv.ob.pending)
+        return any(card in p.cards for p in self.state.pending)
 
     def pending_opening_loot(self, tv: TableView) -> Pending | None:
-        return next((p for p in tv.ob.pending if p.kind == "loot" and p.opening), None)
+        return next((p for p in self.state.pending if p.kind == "loot" and p.opening), None)
 
     def await_lead_option(self, tv: TableView, seat: str) -> None:
         """Declarer chooses a lead option before ``seat``'s partner leads (50D2)."""
@@ -71,9 +74,9 @@ class Play2017(LawCode):
         on_lead = (b.phase == "lead" and pard == b.leader) or (
             b.phase == "play" and b.next_to_play() == pard
             and (not b.trick or b.trick_complete()))
-        majors = [pc for pc in tv.ob.pcs(seat).values() if pc.major]
-        if on_lead and majors and majors[-1].ruling not in tv.ob.waived:
-            tv.ob.awaiting_option[pard] = majors[-1].ruling
+        majors = [pc for pc in self.state.pcs(seat).values() if pc.major]
+        if on_lead and majors and majors[-1].ruling not in self.state.waived:
+            self.state.awaiting_option[pard] = majors[-1].ruling
 
     def become_dummy(self, tv: TableView, t: int) -> None:
         """Law 54A: declarer spreads his hand; his partner becomes declarer."""
@@ -97,8 +100,8 @@ class Play2017(LawCode):
 
     def accept(self, tv: TableView, p: Pending, t: int) -> None:
         b = tv.b
-        if p in tv.ob.pending:
-            tv.ob.pending.remove(p)
+        if p in self.state.pending:
+            self.state.pending.remove(p)
         tv.do(Answered(p.ruling), t)
         # Cards counted meanwhile as the start of another trick (the proper leader led
         # too) follow the accepted lead: each is played at its seat's turn.
@@ -106,11 +109,11 @@ class Play2017(LawCode):
         for seat, card in before:
             tv.do(TakeBack(seat, card, keep_place=False), t)
         led = tv.ruling(p.ruling)
-        tv.ob.accepting = (p.cards[0], led.t if led is not None else t)
+        self.state.accepting = (p.cards[0], led.t if led is not None else t)
         try:
             tv.do(AcceptLead(p.seat, p.cards[0]), t)
         finally:
-            tv.ob.accepting = None
+            self.state.accepting = None
         if p.opening and b.phase == "lead":
             tv.do(OpeningLeadFaced(), t)
         for seat, card in before:
@@ -126,7 +129,7 @@ class Play2017(LawCode):
             f"(alert {p.ruling}), and the declaring side played to it: the right to rectify "
             "is forfeited; the lead stands and is no penalty card.", severity="info",
             offender=p.seat, cards=p.cards, supersedes=(p.ruling,)), t)
-        tv.ob.waived.add(p.about)
+        self.state.waived.add(p.about)
 
     # -- cards arriving in a trick zone ------------------------------------------------
     def arrival(self, tv: TableView, seat: str, o: Observe) -> None:
@@ -172,7 +175,7 @@ class Play2017(LawCode):
         # Nothing pending (53A's acceptance by playing), no lead option awaited (50D2),
         # no revoke to establish, a legal card (no revoke to record), no restriction or
         # designated card, no penalty card anywhere (52; none to clear after the play).
-        ob = tv.ob
+        ob = self.state
         return (not ob.pending and not ob.revokes and not ob.awaiting_option
                 and not ob.lead_rules and not ob.play_rules and not ob.designated
                 and tv.b.is_legal(seat, card) and not any(ob.penalty.values()))
@@ -180,14 +183,14 @@ class Play2017(LawCode):
     def _in_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
         leading = not b.trick or b.trick_complete()
-        if leading and seat in tv.ob.awaiting_option and b.is_defender(seat):
-            rid = tv.ob.awaiting_option.pop(seat)
+        if leading and seat in self.state.awaiting_option and b.is_defender(seat):
+            rid = self.state.awaiting_option.pop(seat)
             # Seed 002: partner may not lead before declarer has chosen; such a lead
             # also becomes a penalty card.
             r = self.penalty(tv, seat, (card,), True, t,
                              f"Law 50D2 (alert {rid} pending), 49", how="led")
             # Declarer playing to it accepts it as the lead (as Law 53A for a lead out of turn).
-            tv.ob.pending.append(Pending(r, "early", seat, (card,), about=rid))
+            self.state.pending.append(Pending(r, "early", seat, (card,), about=rid))
             return
         tv.do(Play(seat, card), t)
 
@@ -195,19 +198,19 @@ class Play2017(LawCode):
         b = tv.b
         self.establish_revokes(tv, seat, t)
         if not leading and not b.is_legal(seat, card):
-            tv.ob.revokes[seat] = (card, len(b.tricks))  # dummy too (Law 61A)
+            self.state.revokes[seat] = (card, len(b.tricks))  # dummy too (Law 61A)
             # Law 44C: following suit comes before every other requirement, so a card
             # that fails to follow is a revoke (Law 61), never a penalty card unplayed
             # (Law 52): no accept/refuse choice for it
             self._check_restrictions(tv, seat, card, leading, t)
             return
         self._check_restrictions(tv, seat, card, leading, t)
-        pcs = tv.ob.pcs(seat)
+        pcs = self.state.pcs(seat)
         if not pcs or card in pcs:
             return
-        if tv.ob.accepting is not None and tv.ob.accepting[0] == card:
+        if self.state.accepting is not None and self.state.accepting[0] == card:
             # a lead out of turn accepted now: only the penalty cards he had when he led it
-            when = tv.ob.accepting[1]
+            when = self.state.accepting[1]
             pcs = {c: pc for c, pc in pcs.items()
                    if (r := tv.ruling(pc.ruling)) is None or r.t <= when}
             if not pcs:
@@ -219,25 +222,25 @@ class Play2017(LawCode):
                         and not is_honour(card)]
         if (due and not follows) or minor_broken:
             owed = tuple(due or minor_broken)
-            tv.ob.pending.append(Pending("", "pc-not-played", seat, (card,)))
+            self.state.pending.append(Pending("", "pc-not-played", seat, (card,)))
             r = tv.emit(self.draft(
                 "penalty-card-not-played", "Law 52, 50D1" if due else "Law 52, 50C",
                 f"{name(seat)} played the {card} when his penalty card {cards_text(owed)} "
                 "was due: declarer may accept that play or make him play the penalty card, the "
                 "card played then becoming a major penalty card.",
                 offender=seat, cards=(*owed, card), options=("accept-play", "refuse-play")), t)
-            tv.ob.pending[-1].ruling = r.id
+            self.state.pending[-1].ruling = r.id
 
     def _check_restrictions(self, tv: TableView, seat: str, card: str, leading: bool,
                             t: int) -> None:
         b = tv.b
         hand = b.hands[seat]
-        for rule in list(tv.ob.lead_rules if leading else tv.ob.play_rules):
+        for rule in list(self.state.lead_rules if leading else self.state.play_rules):
             if rule.seat != seat:
                 continue
             ok = self._complies(rule, card, hand, b.led_suit() if not leading else None)
             if not rule.lasting:
-                (tv.ob.lead_rules if leading else tv.ob.play_rules).remove(rule)
+                (self.state.lead_rules if leading else self.state.play_rules).remove(rule)
             if not ok:
                 tv.emit(self.draft(
                     "call-not-complied", "Law 50D2, 57A, 59",
@@ -261,21 +264,21 @@ class Play2017(LawCode):
 
     def after_play(self, tv: TableView, seat: str, card: str, leading: bool, t: int) -> None:
         b = tv.b
-        for pcs in tv.ob.penalty.values():
+        for pcs in self.state.penalty.values():
             pcs.pop(card, None)
-        tv.ob.designated.pop(seat, None)
+        self.state.designated.pop(seat, None)
         if b.trick_complete():
-            tv.ob.play_rules.clear()
+            self.state.play_rules.clear()
             winner = b.turn
             assert winner is not None
-            tv.ob.lead_rules = [r for r in tv.ob.lead_rules if r.seat == winner]
-            if b.is_defender(winner) and any(pc.major for pc in tv.ob.pcs(partner(winner))
+            self.state.lead_rules = [r for r in self.state.lead_rules if r.seat == winner]
+            if b.is_defender(winner) and any(pc.major for pc in self.state.pcs(partner(winner))
                                              .values()):
                 self.await_lead_option(tv, partner(winner))
 
     # -- leads and plays out of turn ---------------------------------------------------
     def opening_lead_out_of_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
-        if tv.ob.dummy_seen:
+        if self.state.dummy_seen:
             r = tv.emit(self.draft(
                 "lead-out-of-turn", "Law 54C",
                 f"{name(seat)} faced the opening lead ({card}) out of turn after declarer could "
@@ -289,7 +292,7 @@ class Play2017(LawCode):
             "accept it and become dummy by spreading his hand, or refuse it, when it becomes a "
             "major penalty card.", offender=seat, cards=(card,),
             options=("accept-lead", "become-dummy", "refuse-lead")), t)
-        tv.ob.pending.append(Pending(r.id, "loot", seat, (card,), opening=True))
+        self.state.pending.append(Pending(r.id, "loot", seat, (card,), opening=True))
 
     def lead_out_of_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
@@ -306,7 +309,7 @@ class Play2017(LawCode):
             law = "Law 53, 56"
         r = tv.emit(self.draft("lead-out-of-turn", law, text, offender=ctl, cards=(card,),
                                 options=("accept-lead", "refuse-lead")), t)
-        tv.ob.pending.append(Pending(r.id, "loot", seat, (card,)))
+        self.state.pending.append(Pending(r.id, "loot", seat, (card,)))
 
     def play_out_of_turn(self, tv: TableView, seat: str, card: str, t: int) -> None:
         b = tv.b
@@ -389,7 +392,7 @@ class Play2017(LawCode):
                 f"Declarer played {cards_text(cards)} together: he plays the card he leaves in "
                 "the trick; the other goes back without rectification.",
                 severity="info", offender=b.declarer, cards=cards), t)
-            tv.ob.pending.append(Pending("", "together", seat, cards))
+            self.state.pending.append(Pending("", "together", seat, cards))
             return
         if all(o.face == "unknown" for o in obs):
             # No reader saw a face (RFID tags): 58B1 (one visible: it is played, the
@@ -425,7 +428,7 @@ class Play2017(LawCode):
             "card he plays and each other card becomes a penalty card; an opponent who played "
             "after him may take back his card.",
             offender=seat, cards=cards, options=("withdraw-substitute",)), t)
-        tv.ob.pending.append(Pending(r.id, "together", seat, cards))
+        self.state.pending.append(Pending(r.id, "together", seat, cards))
 
     def withdrawn(self, tv: TableView, o: Observe) -> None:
         b = tv.b
@@ -435,9 +438,9 @@ class Play2017(LawCode):
         if self.revoke_taken_back(tv, seat, card, o.t):
             self.revoke_corrected(tv, seat, card, o.t)
             return
-        if took_back_after_revoke(tv, seat, card, o.t):
+        if self.took_back_after_revoke(tv, seat, card, o.t):
             return
-        p = next((p for p in tv.ob.pending if p.kind == "together" and p.seat == seat
+        p = next((p for p in self.state.pending if p.kind == "together" and p.seat == seat
                   and card in p.cards), None)
         if p is None:
             return
@@ -445,7 +448,7 @@ class Play2017(LawCode):
                 if (pos := tv.where(c)) is not None and pos.zone == "trick"]
         if len(left) != 1:
             return
-        tv.ob.pending.remove(p)
+        self.state.pending.remove(p)
         others = tuple(c for c in p.cards if c != left[0])
         self.arrival(tv, seat, Observe(o.t, seat, left[0], "trick", "up", "at"))
         if p.ruling and b.controller(seat) != b.declarer:
@@ -523,7 +526,7 @@ class Play2017(LawCode):
     def decide(self, tv: TableView, r: Ruling, d: Decide) -> None:
         b = tv.b
         opt = d.option
-        p = next((p for p in tv.ob.pending if p.ruling == r.id), None)
+        p = next((p for p in self.state.pending if p.ruling == r.id), None)
         if r.kind == "lead-out-of-turn":
             if p is None:
                 raise InvalidEvent(b.phase, "decide", f"alert {r.id} was already answered")
@@ -532,7 +535,7 @@ class Play2017(LawCode):
             elif opt == "become-dummy":
                 self.become_dummy(tv, d.t)
             else:
-                tv.ob.pending.remove(p)
+                self.state.pending.remove(p)
                 if b.controller(p.seat) != b.declarer:
                     self.penalty(tv, p.seat, p.cards, True, d.t,
                                  "Law 54D, 56" if p.opening else "Law 56", how="led")
@@ -540,7 +543,7 @@ class Play2017(LawCode):
             self._pc_option(tv, r, d)
         elif r.kind == "penalty-card-not-played":
             if p is not None:
-                tv.ob.pending.remove(p)
+                self.state.pending.remove(p)
             if opt == "refuse-play" and r.offender is not None:
                 card = r.cards[-1]
                 tv.do(TakeBack(r.offender, card), d.t)
@@ -548,18 +551,18 @@ class Play2017(LawCode):
         elif r.kind == "premature-play" and r.offender is not None:
             if opt in ("require-other-suit", "forbid-other-suit") and d.suit is None:
                 raise InvalidEvent(b.phase, "decide", f"option {opt} needs a suit")
-            tv.ob.play_rules.append(Restriction(partner(r.offender), opt, d.suit, r.id))
+            self.state.play_rules.append(Restriction(partner(r.offender), opt, d.suit, r.id))
 
     def _pc_option(self, tv: TableView, r: Ruling, d: Decide) -> None:
         b = tv.b
         assert r.offender is not None
         seat = r.offender
-        pcs = tv.ob.pcs(seat)
+        pcs = self.state.pcs(seat)
         if d.option == "designate-card":
             if d.card is None or d.card not in pcs:
                 raise InvalidEvent(b.phase, "decide", "designate-card needs one of "
                                    f"{name(seat)}'s penalty cards in field card")
-            tv.ob.designated[seat] = d.card
+            self.state.designated[seat] = d.card
             return
         s = None
         if d.option != "pc-remains":
@@ -570,12 +573,12 @@ class Play2017(LawCode):
                 raise InvalidEvent(b.phase, "decide", f"{name(seat)} holds no penalty card in "
                                    f"{suit_name(s)}: declarer may require or forbid only the "
                                    "suit of a penalty card (Law 50D2, 51)")
-        tv.ob.awaiting_option.pop(partner(seat), None)
+        self.state.awaiting_option.pop(partner(seat), None)
         if s is None:
             return
         for c in [c for c in pcs if suit(c) == s]:
             del pcs[c]
-        tv.ob.lead_rules.append(Restriction(partner(seat), d.option, s, r.id,
+        self.state.lead_rules.append(Restriction(partner(seat), d.option, s, r.id,
                                              lasting=d.option == "forbid-lead-suit"))
 
 

@@ -9,14 +9,13 @@ codes with an auction in place of the declaration.
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import TYPE_CHECKING, ClassVar
 
 from tablesense.contract.cards import lho, partner, rho, side, suit
 from tablesense.contract.vocab import Kind, Option, Severity
 from tablesense.engine.effects import CloseRulings, Uncovered
 from tablesense.laws.base import cards_text, name
-from tablesense.laws.calls import OldState, pre_role, state
+from tablesense.laws.calls import pre_role
 from tablesense.laws.oldplay import OldPlay
 
 if TYPE_CHECKING:
@@ -158,7 +157,7 @@ class Portland1904(OldPlay):
     # -- before the deal is complete ------------------------------------------------------
     def setup_exposure(self, tv: TableView, o: Observe, prev: Position | None) -> None:
         b = tv.b
-        st = state(tv)
+        st = self.state
         step = b.step or "deal"
         if step == "draw":
             drawn = st.drawn.setdefault(o.seat, [])
@@ -184,7 +183,7 @@ class Portland1904(OldPlay):
                 offender=b.dealer if self.dealt_card_exposer == "dealer" else o.seat,
                 cards=(o.card,)), o.t)
             return
-        if step in st.steps_ruled or tv.ob.redeal_ruled:
+        if step in st.steps_ruled or self.state.redeal_ruled:
             return
         kind = self.setup_kinds.get(step, "redeal")
         # The player who exposed it: the holder of a card in his hand, or of one dealt to him
@@ -209,7 +208,7 @@ class Portland1904(OldPlay):
             st.steps_ruled.add(step)
             return
         st.steps_ruled.add(step)
-        tv.ob.redeal_ruled = True
+        self.state.redeal_ruled = True
         what = {"shuffle": "a fresh shuffle", "cut": "a fresh cut",
                 "pack": "a new deal"}.get(step, "a fresh shuffle, cut and deal")
         self.emit(tv, self.draft(
@@ -220,15 +219,14 @@ class Portland1904(OldPlay):
 
     def fresh_round(self, tv: TableView) -> None:
         """A redeal starts clean: nothing exposed or claimed in the aborted deal carries
-        into the new one (the engine keeps the code's state through a setup; issue 14)."""
-        st = state(tv)
+        into the new one (the engine keeps the code's state through a setup; issue 14):
+        the code replaces its state (a caller holding the old one reads it again)."""
+        st = self.state
         if st.claims:
             tv.do(CloseRulings(tuple(st.claims)), tv.now)
         if tv.exposed:
             tv.do(Uncovered(tuple(tv.exposed)), tv.now)
-        clean = OldState()
-        for f in fields(clean):
-            setattr(st, f.name, getattr(clean, f.name))
+        self.state = self.new_state()
 
     def deal_below_words(self) -> str:
         return ("L40 does not say whether such a card is exposed; read with L72 (\"a card is "
@@ -236,19 +234,20 @@ class Portland1904(OldPlay):
                 "it is not, and no new deal may be claimed: the director decides.")
 
     def after_dealt(self, tv: TableView, t: int) -> None:
-        if state(tv).redeal_ruled or state(tv).new_deal_demanded:
+        if self.state.redeal_ruled or self.state.new_deal_demanded:
             self.fresh_round(tv)
         super().after_dealt(tv, t)
-        st = state(tv)
+        st = self.state
         for rid, when in st.deal_claims.items():
             if t - when > LAST_CARDS_MS:
                 tv.do(CloseRulings((rid,)), tv.now)
 
     def observed(self, tv: TableView, o: Observe, prev: Position | None) -> None:
-        st = state(tv)
+        st = self.state
         if (tv.b.phase == "setup" and o.face == "down" and o.zone in ("hand", "table")
                 and (st.redeal_ruled or st.new_deal_demanded)):
             self.fresh_round(tv)  # the new deal has begun
+            st = self.state
         if o.face == "down":
             st.seen_down.add(o.card)
         if (self.misnamed_rule and o.zone == "detached" and o.face != "up"
@@ -348,7 +347,7 @@ class Portland1904(OldPlay):
     # -- the declaration and doubling (whist-era) ---------------------------------------------
     def auction_exposure(self, tv: TableView, seat: str, cards: tuple[str, ...], t: int) -> None:
         b = tv.b
-        st = state(tv)
+        st = self.state
         if self.is_dealer_side(tv, seat) and not b.whist_declared and b.dealer is not None:
             eldest = lho(b.dealer)
             r = self.emit(tv, self.draft(
@@ -370,7 +369,7 @@ class Portland1904(OldPlay):
         return ""
 
     def before_call(self, tv: TableView, e: Call) -> None:
-        st = state(tv)
+        st = self.state
         rid = st.forfeit.get(e.seat) if e.call in ("X", "XX") else None
         key = "forfeit"
         if rid is None and e.call != "P" and e.seat in st.must_pass:
@@ -382,13 +381,13 @@ class Portland1904(OldPlay):
                 "director must rule on the call.", severity="director", offender=e.seat), e.t)
 
     def after_call(self, tv: TableView, e: Call) -> None:
-        st = state(tv)
+        st = self.state
         for rid, claimants in st.claims.items():
             if rid not in st.deal_claims and e.seat in claimants:
                 tv.do(CloseRulings((rid,)), tv.now)  # he called instead of claiming the new deal
 
     def auction_end(self, tv: TableView, t: int) -> None:
-        for rid in state(tv).claims:
+        for rid in self.state.claims:
             tv.do(CloseRulings((rid,)), tv.now)
 
     def named(self, tv: TableView, e: Named) -> None:
@@ -401,7 +400,7 @@ class Portland1904(OldPlay):
         """L75 exempts only the dealer's cards: an adversary's cards shown stay callable.
         The later codes exempt them too, but only after the dealer's own claim ("if the
         dealer should say 'I have the rest'"): not with a defender's claim or concession."""
-        dealer_claimed = state(tv).claimed_by_dealer
+        dealer_claimed = self.state.claimed_by_dealer
         if self.claim_exempts_adversaries and dealer_claimed:
             super().adversary_claim_exposure(tv, seat, cards, vis, t)
             return
@@ -414,7 +413,7 @@ class Portland1904(OldPlay):
             verb, why = "shown with a claim or concession of his side", (
                 "Only the dealer's claim spares the adversaries' cards; a defender's own "
                 "claim or concession does not.")
-        state(tv).thrown[seat] = self.make_callable(
+        self.state.thrown[seat] = self.make_callable(
             tv, seat, cards, self.c("claim" if dealer_claimed else "own-claim"),
             self.callable_text(seat, cards, verb) + " " + why, t)
 
