@@ -54,6 +54,7 @@ from tablesense.engine.incidents import Group, Incidents
 from tablesense.engine.readers import Readers
 from tablesense.engine.ruling import Draft, Ruling
 from tablesense.engine.sensing import SensingFilter, Tuning
+from tablesense.engine.snapshot import snapshot
 from tablesense.engine.timeline import Timeline
 from tablesense.engine.tracker import Position, Tracker
 from tablesense.engine.trick import TRICK, Trick
@@ -206,39 +207,9 @@ class Engine:
             self.timeline.advance(now)
 
     def snapshot(self) -> dict[str, Any]:
-        b = self.board
-        if b is None:
-            return {"phase": "idle", "table": self.table}
-        ob = self.law.state  # what the code's state shows (engine/obligations.py)
-        return {
-            "table": b.table, "board": b.number, "code": self.law.id, "phase": b.phase,
-            "dealer": b.dealer, "vul": b.vul, "declarer": b.declarer, "contract": b.contract,
-            "doubled": b.doubled, "turn": b.next_to_play() or b.turn,
-            "tricks": dict(b.won), "trick": [list(p) for p in b.trick],
-            "penalty_cards": {s: sorted(d) for s, d in ob.penalty_cards().items() if d},
-            "obligations": [r.to_json() for r in self.rulings
-                            if r.id not in self.closed and r.severity != "info"],
-            "cards": {c: {"seat": p.seat, "zone": p.zone, "face": p.face}
-                      for c, p in sorted(self.tracker.pos.items())},
-            # for the dashboard's table view and the record (daemon/view.py)
-            "strain": b.strain, "dummy": b.dummy,
-            "auction": [[s, c] for s, c in b.calls],
-            "deal": {s: list(h) for s, h in b.deal.items()},
-            "held": {s: sorted(h) for s, h in b.hands.items()},
-            "trick_leader": b.trick_leader if b.trick else None,
-            "played": [[[list(p) for p in plays], w] for plays, w in b.tricks],
-            "penalty": {s: [{"card": c, "major": pc.major, "ruling": pc.ruling}
-                            for c, pc in sorted(d.items())]
-                        for s, d in ob.penalty_cards().items() if d},
-            "restrictions": [{"seat": r.seat, "option": r.option, "suit": r.suit,
-                              "ruling": r.ruling, "lead": lead}
-                             for lead, rules in ((True, ob.lead_rules),
-                                                 (False, ob.play_rules)) for r in rules],
-            "must_pass": dict(ob.must_pass),
-            "law24": {s: dict(d) for s, d in ob.law24_cards().items() if d},
-            "rulings": [r.to_json() for r in self.rulings],
-            "closed": sorted(self.closed), "answered": sorted(self.answered),
-        }
+        """The table's state as the daemon publishes it (engine/snapshot.py)."""
+        return snapshot(self.table, self.board, self.law, self.tracker, self.rulings,
+                        self.closed, self.answered)
 
     # -- for law codes ---------------------------------------------------------
     if TYPE_CHECKING:
