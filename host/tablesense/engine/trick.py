@@ -364,12 +364,6 @@ class Trick:
             by_seat.setdefault(o.seat, [])  # (a seat of his own, after the others)
         order = list(by_seat)
         nxt = b.next_to_play()
-        if nxt in order and order[0] != nxt and by_seat[order[0]] and (
-                not b.trick or b.trick_complete()):
-            # a lead is due and another player's card came first: the table shows him
-            # leading, and the card of the player due to lead, within 300 ms of it, his
-            # play to that lead (never the lead, the first card then played out of turn)
-            nxt = order[0]
         while order:
             seat = nxt if nxt in order else order[0]
             order.remove(seat)
