@@ -72,6 +72,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("firmware", "update", "--config", NOWHERE + ".toml", "--build", "{build}"),
      "cannot read"),
     (("firmware", "bundle", NOWHERE), "no such directory"),
+    (("vision", "read", NOWHERE + ".jpg"), "cannot read"),
 ]
 
 

@@ -19,7 +19,7 @@ from tablesense import __version__
 
 COMMANDS: tuple[str, ...] = ("decode", "replay", "run", "ports", "export", "record", "codes",
                               "demo", "sim", "maint", "deck", "calibrate", "firmware",
-                              "camera")
+                              "camera", "vision")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,6 +12,14 @@ daemon never imports this package.
   with lighting, blur, glare and occlusion;
 * :mod:`.pipeline`: calibration from ArUco markers (``calibrate``: pose, focus,
   exposure, glare) and recognition of one frame into sightings;
+* :mod:`.indexes`: where corner indices may be in any image (rank and suit ink
+  blobs, any rotation, either corner), cut out as upright patches;
+* :mod:`.classify`: the learned classifier (``data/index.onnx``, OpenCV's DNN)
+  that names a patch's card or abstains below its calibrated confidence;
+* :mod:`.photo`: the cards of any photo, and the deal of four hands laid out
+  (``tablesense vision read``);
+* :mod:`.synth`, :mod:`.art`: training scenes from published deck designs and
+  fonts (``scripts/train-recogniser``; docs/recogniser.md);
 * :mod:`.fuse`: one table's sightings from all cameras into card observations
   (zone, face, level, ``seen_by``, ``conf``);
 * :mod:`.board`: what either board does with its frames: read, fuse, debounce,

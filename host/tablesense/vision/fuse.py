@@ -19,12 +19,20 @@ Then, as the contract's ``observe`` says:
   reaches it (geometry: above the table top, within 75 degrees of the face,
   not through the table); a card turned outwards in a hand, the seats whose
   camera saw a face at its place; a face turned to its holder or a back, nobody;
-* ``conf``: the match of the index that gave the identity.
+* ``conf``: the classifier's confidence in the index that gave the identity.
+
+A face whose index was seen but not named (below the classifier's calibrated
+confidence) is tracked as a back is: where a card lay, it is that card, face
+up, with the low confidence of the read, so the engine moves it and makes no
+ruling on its face. A named face that contradicts the deal (``deal``: the
+hand record, or ``dealt``; a card seen at a seat it was not dealt to) is
+reported with :data:`CONTRADICTS` confidence: the engine takes it as a sensor
+conflict, never as a ruling on that identity.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from tablesense.contract.vocab import SEATS, Face, Level, Seat, Zone
@@ -34,6 +42,7 @@ from tablesense.vision.pipeline import Sighting
 TRACK_M = 0.012  # a back within this of where a card lay is that card
 STRIP_M = 0.010  # a face seen from behind a hand, this close to a card's place, is its face
 MIN_CONF = 0.6  # below this an index does not name a card (firmware/camera.py's floor)
+CONTRADICTS = 0.3  # the confidence of a card seen where the deal says it cannot be
 
 
 @dataclass(frozen=True)
@@ -78,9 +87,11 @@ def _seen_from(seat: Seat, region: str, u: float, w: float) -> tuple[str, ...]:
 class Fuser:
     """Keeps where each card was, so backs keep their identity frame to frame."""
 
-    def __init__(self, min_conf: float = MIN_CONF) -> None:
+    def __init__(self, min_conf: float = MIN_CONF, deal: dict[str, Seat] | None = None
+                 ) -> None:
         self.min_conf = min_conf
         self.cards: dict[str, CardObs] = {}
+        self.deal: dict[str, Seat] = dict(deal or {})  # card -> the seat dealt it
 
     def fuse(self, sightings: list[Sighting]) -> dict[str, CardObs]:
         best: dict[str, Sighting] = {}
@@ -91,12 +102,16 @@ class Fuser:
                 if s.side == "face":
                     behind.append(s)
                 continue
-            if s.side == "back":
-                backs.append(s)
-            elif s.card is not None and s.conf >= self.min_conf:
-                old = best.get(s.card)
-                if old is None or s.conf > old.conf:
-                    best[s.card] = s
+            if s.side == "back" or s.card is None or s.conf < self.min_conf:
+                backs.append(s)  # no identity: a back, or an index seen and not named
+                continue
+            card = s.card
+            dealt = self.deal.get(card)
+            if dealt is not None and dealt != s.seat:
+                s = replace(s, conf=min(s.conf, CONTRADICTS))
+            old = best.get(card)
+            if old is None or s.conf > old.conf:
+                best[card] = s
         placed: dict[str, tuple[Sighting, float]] = {c: (s, s.conf) for c, s in best.items()}
         # backs: where a card lay, or a card of that seat that vanished
         free = []
@@ -108,7 +123,7 @@ class Fuser:
                     match = card
                     break
             if match is not None:
-                placed[match] = (b, self.cards[match].conf)
+                placed[match] = (b, _tracked_conf(b, self.cards[match].conf))
             else:
                 free.append(b)
         for b in free:
@@ -116,7 +131,7 @@ class Fuser:
                     for c, o in self.cards.items() if c not in placed and o.seat == b.seat]
             if gone:
                 _, card = min(gone)
-                placed[card] = (b, self.cards[card].conf)
+                placed[card] = (b, _tracked_conf(b, self.cards[card].conf))
         out: dict[str, CardObs] = {}
         for card, (s, conf) in placed.items():
             out[card] = self._observe(s, conf, behind)
@@ -138,3 +153,9 @@ class Fuser:
             seen = _flat_seen_by(s) if face == "up" else ()
         return CardObs(s.seat, zone, face, LEVEL[s.region], seen, conf, s.region, s.u, s.w,
                        s.side)
+
+
+def _tracked_conf(s: Sighting, was: float) -> float:
+    """The confidence of a card known by where it lay: a back keeps the one it had; a face
+    not named is only as sure as its read."""
+    return was if s.side == "back" else min(was, s.conf)

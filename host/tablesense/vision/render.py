@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import random
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
@@ -81,8 +82,12 @@ class Renderer:
     moved since the camera's last frame (the reader renders only what changed).
     """
 
-    def __init__(self, cameras: dict[str, g.Camera]) -> None:
+    def __init__(self, cameras: dict[str, g.Camera],
+                 faces: Callable[[str, float], Image.Image] | None = None) -> None:
+        """``faces``: a card's texture (``"back"`` for the back) at a level in px/mm, RGBA
+        (default: the project's deck, :mod:`.deck`); other designs for benchmarks."""
         self.cameras = cameras
+        self.faces = faces or _rgba
         self._bg: dict[str, Image.Image] = {}
         self._regions: dict[tuple[str, str], g.Region] = {(r.seat, r.kind): r
                                                           for r in g.ALL_REGIONS}
@@ -180,7 +185,7 @@ class Renderer:
         r = self._regions[(p.seat, p.region)]
         centre = r.plane.point(p.u + g.CARD_W / 2, p.w - g.CARD_H / 2)
         face_side = float((cam.C - centre) @ self._normal[(p.seat, p.region)]) * p.facing > 0
-        tex = _rgba(p.card if face_side else "back", lv)
+        tex = self.faces(p.card if face_side else "back", lv)
         x0, y0, x1, y1 = box
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]])
         H = shift @ self._card_homography(name, p, lv)
