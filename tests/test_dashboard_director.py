@@ -82,12 +82,8 @@ class Room:
         return hands
 
 
-@pytest.fixture
-def room(tmp_path: Path, mosquitto: Any, pty_readers: Any) -> Iterator[Room]:
-    acl = (REPO / "examples" / "mosquitto" / "acl").read_text()
-    broker = mosquitto(users=USERS, acl=acl, websockets=True)
-    readers = {s: pty_readers(reader=i + 1, serial=f"DIR-{s}") for i, s in enumerate("NESW")}
-    cfg = parse_config({
+def daemon_config(tmp_path: Path, broker: Any, readers: dict[str, Any]) -> dict[str, Any]:
+    return {
         "version": 1,
         "broker": {"port": broker.port, "username": "daemon", "password": USERS["daemon"],
                    "client_id": f"daemon-{tmp_path.name}"},
@@ -100,7 +96,17 @@ def room(tmp_path: Path, mosquitto: Any, pty_readers: Any) -> Iterator[Room]:
         "dashboard": {"port": 0, "broker_url": f"ws://{{host}}:{broker.ws_port}",
                       "username": "director"},
         "state_interval_ms": 100,
-    }, source="test.toml", base_dir=tmp_path)
+    }
+
+
+
+@pytest.fixture
+def room(tmp_path: Path, mosquitto: Any, pty_readers: Any) -> Iterator[Room]:
+    acl = (REPO / "examples" / "mosquitto" / "acl").read_text()
+    broker = mosquitto(users=USERS, acl=acl, websockets=True)
+    readers = {s: pty_readers(reader=i + 1, serial=f"DIR-{s}") for i, s in enumerate("NESW")}
+    cfg = parse_config(daemon_config(tmp_path, broker, readers), source="test.toml",
+                       base_dir=tmp_path)
     daemon = Daemon(cfg)
     daemon.start()
     for r in readers.values():

@@ -29,7 +29,14 @@ from tablesense.daemon.config import parse_config
 from tablesense.daemon.core import Daemon
 from tablesense.sim.robots import deal
 from test_dashboard import ARGS, CHROMIUM, OUT, journal, wait, watch
-from test_dashboard_director import DESKTOP, PHONE, Room, honour_of, save_latency
+from test_dashboard_director import (
+    DESKTOP,
+    PHONE,
+    Room,
+    daemon_config,
+    honour_of,
+    save_latency,
+)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [
@@ -43,23 +50,6 @@ USERS = {"daemon": "pw-daemon", "director": "pw-director", "ann": "pw-ann", "vie
 # the example ACL and a second director, as a club with two directors would have it
 ACL = (REPO / "examples" / "mosquitto" / "acl").read_text() + (
     "\nuser ann\ntopic read tablesense/#\ntopic write tablesense/+/cmd/by/ann\n")
-
-
-def daemon_config(tmp_path: Path, broker: Any, readers: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "version": 1,
-        "broker": {"port": broker.port, "username": "daemon", "password": USERS["daemon"],
-                   "client_id": f"daemon-{tmp_path.name}"},
-        "journal": {"dir": "journal", "fsync": "never"},
-        "readers": {"heartbeat_timeout_ms": 3000, "backoff_initial_ms": 20,
-                    "backoff_max_ms": 200},
-        "tables": {"1": {"code": "duplicate-2017",
-                         "readers": {s: {"port": r.path} for s, r in readers.items()}},
-                   "2": {}},
-        "dashboard": {"port": 0, "broker_url": f"ws://{{host}}:{broker.ws_port}",
-                      "username": "director"},
-        "state_interval_ms": 100,
-    }
 
 
 @pytest.fixture(scope="module")
